@@ -1,0 +1,382 @@
+/*
+ * llm.h — the public C API of libllm, a small LLM inference engine.
+ *
+ * This is the only header a host needs. It is plain C99 (and valid C++), uses
+ * only fixed-width types, and never lets a C++ exception, abort() or exit()
+ * cross it.
+ *
+ * Objects
+ *   llm_model        weights + tokenizer, immutable after load. Share it freely
+ *                    between threads and contexts.
+ *   llm_context      one conversation: KV cache, position, token history,
+ *                    last logits. One call at a time per context (the caller
+ *                    serialises); many contexts may run at once on one model.
+ *   llm_sampler      turns logits into a token: temperature, top-k, top-p,
+ *                    min-p, repetition penalty and a seeded RNG.
+ *   llm_detokenizer  turns a stream of token ids into UTF-8 text that never
+ *                    ends inside a code point.
+ *
+ * The hot path is pull-style:
+ *
+ *     llm_forward(ctx, prompt, n_prompt);            // prefill
+ *     for (;;) {
+ *         llm_token t;
+ *         llm_sample(sampler, ctx, &t);              // pick the next token
+ *         if (llm_token_is_eog(model, t)) break;
+ *         ... llm_detokenizer_push(d, t, buf, cap, &len) ...
+ *         if (llm_forward(ctx, &t, 1) != LLM_OK) break;
+ *     }
+ *
+ * llm_context_step() bundles sample + detokenize + forward into one call and
+ * llm_generate() adds a callback loop on top, for hosts that prefer either.
+ *
+ * Conventions
+ *   - Every fallible function returns an llm_status: LLM_OK (0) or a negative
+ *     LLM_ERR_* code. llm_last_error() then holds a message for this thread.
+ *     Out-parameters are set to NULL / 0 on failure.
+ *   - Output buffers are caller-owned: (buf, cap, &needed). If cap is too
+ *     small the call returns LLM_ERR_BUFFER_TOO_SMALL and sets *needed; a
+ *     call with buf = NULL and cap = 0 is a size query. Strings written to a
+ *     buffer are NOT NUL-terminated; *needed / *n_out counts bytes.
+ *   - Input pointers are borrowed for the duration of the call only.
+ *   - Params structs start with struct_size; obtain them from the matching
+ *     *_default_params() function, change what you need, and pass a pointer
+ *     (NULL means defaults). Fields are only ever appended.
+ *   - Every *_free(NULL) is a no-op. Using an object after freeing it is
+ *     undefined behaviour (as with free()); everything else in this header is
+ *     checked and reported through a status.
+ *   - Text is UTF-8 everywhere, including paths.
+ */
+#ifndef LLM_H
+#define LLM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- export macro -------------------------------------------------------- */
+#if defined(LLM_STATIC) || defined(SWIG)
+#define LLM_API
+#elif defined(_WIN32)
+#if defined(LLM_BUILDING)
+#define LLM_API __declspec(dllexport)
+#else
+#define LLM_API __declspec(dllimport)
+#endif
+#else
+#define LLM_API __attribute__((visibility("default")))
+#endif
+
+#if defined(SWIG)
+#define LLM_DEPRECATED(msg)
+#elif defined(_MSC_VER)
+#define LLM_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define LLM_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- versions ------------------------------------------------------------- */
+/* The compile-time version of this header. Compare it with llm_version_number()
+ * at run time: a binary built against major N needs a libllm of major N. */
+#define LLM_VERSION_MAJOR 1
+#define LLM_VERSION_MINOR 0
+#define LLM_VERSION_PATCH 0
+#define LLM_VERSION_STRING "1.0.0"
+#define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
+
+/* "1.0.0": static storage, never NULL. */
+LLM_API const char *llm_version(void);
+/* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
+LLM_API int32_t llm_version_number(void);
+
+/* ---- status codes --------------------------------------------------------- */
+/* Codes are never renumbered; new ones are appended. */
+typedef int32_t llm_status;
+
+#define LLM_OK 0
+#define LLM_ERR_INVALID_ARGUMENT (-1)    /* NULL handle/pointer, bad param value */
+#define LLM_ERR_NOT_FOUND (-2)           /* a file or folder does not exist */
+#define LLM_ERR_IO (-3)                  /* a file exists but cannot be read/mapped */
+#define LLM_ERR_TRUNCATED (-4)           /* a file ends before its header says it should */
+#define LLM_ERR_SIZE_MISMATCH (-5)       /* a file is longer than its header accounts for */
+#define LLM_ERR_BAD_DIMENSIONS (-6)      /* zero, negative, inconsistent or absurd shapes */
+#define LLM_ERR_FORMAT (-7)              /* malformed content: JSON, tensor table, entries */
+#define LLM_ERR_TOKENIZER_MISMATCH (-8)  /* tokenizer does not fit the model's vocab */
+#define LLM_ERR_UNSUPPORTED (-9)         /* a valid file using a feature libllm lacks */
+#define LLM_ERR_TOKEN_OUT_OF_RANGE (-10) /* a token id outside [0, n_vocab) */
+#define LLM_ERR_CONTEXT_FULL (-11)       /* the context has no room for more tokens */
+#define LLM_ERR_BUFFER_TOO_SMALL (-12)   /* see *needed for the size required */
+#define LLM_ERR_CANCELLED (-13)          /* llm_context_cancel() or a callback stopped it */
+#define LLM_ERR_OUT_OF_MEMORY (-14)      /* an allocation failed */
+#define LLM_ERR_INTERNAL (-15)           /* a bug in libllm: please report it */
+
+/* A short static description of a status code ("context full"). Never NULL;
+ * unknown codes give "unknown status". Any thread. */
+LLM_API const char *llm_status_str(llm_status status);
+
+/* Details of the last error on the calling thread ("stories.bin: file is
+ * 1056 bytes but the header needs 1056540"). Owned by the library, valid
+ * until the next llm_* call on this thread. Never NULL; "" after success
+ * is not guaranteed — only read it after a call failed. */
+LLM_API const char *llm_last_error(void);
+
+/* ---- logging -------------------------------------------------------------- */
+#define LLM_LOG_DEBUG 0
+#define LLM_LOG_INFO 1
+#define LLM_LOG_WARN 2
+#define LLM_LOG_ERROR 3
+
+/* Called with a NUL-terminated message on the thread that logs. */
+typedef void (*llm_log_callback)(int32_t level, const char *message, void *user_data);
+
+/* libllm is silent unless a sink is installed. Pass NULL to remove it.
+ * Process-wide; safe to call from any thread, but a message racing with the
+ * change may still reach the old sink. */
+LLM_API void llm_log_set(llm_log_callback callback, void *user_data, int32_t min_level);
+
+/* ---- tokens --------------------------------------------------------------- */
+typedef int32_t llm_token;
+#define LLM_TOKEN_NONE (-1)
+
+/* ---- model ---------------------------------------------------------------- */
+typedef struct llm_model llm_model;
+
+/* How weights are held in memory. AUTO keeps the file's type (fp32 stays
+ * fp32, bf16 stays bf16: nothing is widened). Q8_0 quantizes matrices at
+ * load (blocks of 32 int8 + one scale). */
+#define LLM_WEIGHTS_AUTO 0
+#define LLM_WEIGHTS_F32 1
+#define LLM_WEIGHTS_BF16 2
+#define LLM_WEIGHTS_F16 3
+#define LLM_WEIGHTS_Q8_0 4
+
+typedef struct llm_model_params {
+    uint32_t struct_size;
+    /* Tokenizer file for llama2.c checkpoints; NULL = "tokenizer.bin" in the
+     * model's folder. Ignored for Hugging Face folders (tokenizer.json). */
+    const char *tokenizer_path;
+    /* LLM_WEIGHTS_*: the in-memory weight type. */
+    int32_t weight_type;
+    /* 1 = memory-map the file (default), 0 = read it into memory. */
+    int32_t use_mmap;
+} llm_model_params;
+
+LLM_API llm_model_params llm_model_default_params(void);
+
+/* Load a model from `path`: a llama2.c checkpoint (.bin) or a Hugging Face
+ * folder (config.json + model.safetensors + tokenizer.json). The format is
+ * detected from the content. On success *out owns the model: free it with
+ * llm_model_free() after every context using it has been freed.
+ * Errors: INVALID_ARGUMENT, NOT_FOUND, IO, TRUNCATED, SIZE_MISMATCH,
+ * BAD_DIMENSIONS, FORMAT, TOKENIZER_MISMATCH, UNSUPPORTED, OUT_OF_MEMORY. */
+LLM_API llm_status llm_model_load(const char *path, const llm_model_params *params,
+                                  llm_model **out);
+LLM_API void llm_model_free(llm_model *model);
+
+/* Shape and identity of a loaded model. Pure getters: any thread. */
+LLM_API int32_t llm_model_n_vocab(const llm_model *model);
+LLM_API int32_t llm_model_n_ctx_train(const llm_model *model); /* max positions */
+LLM_API int32_t llm_model_n_embd(const llm_model *model);
+LLM_API int32_t llm_model_n_layer(const llm_model *model);
+LLM_API int32_t llm_model_n_head(const llm_model *model);
+LLM_API int32_t llm_model_n_head_kv(const llm_model *model);
+/* Number of weights (parameters) and the bytes they take in memory. */
+LLM_API int64_t llm_model_n_params(const llm_model *model);
+LLM_API int64_t llm_model_weight_bytes(const llm_model *model);
+/* LLM_WEIGHTS_* actually in use for the matrices. */
+LLM_API int32_t llm_model_weight_type(const llm_model *model);
+/* Architecture name: "llama" or "qwen2". Static storage, never NULL. */
+LLM_API const char *llm_model_arch(const llm_model *model);
+/* BOS token id, or LLM_TOKEN_NONE when the model has none. */
+LLM_API llm_token llm_model_bos(const llm_model *model);
+/* The primary EOS token id, or LLM_TOKEN_NONE. */
+LLM_API llm_token llm_model_eos(const llm_model *model);
+/* 1 if `token` ends a generation (any EOS id from the model's configs; for
+ * llama2.c checkpoints BOS too, since those models end a story with it). */
+LLM_API int32_t llm_token_is_eog(const llm_model *model, llm_token token);
+/* 1 if `token` is a special/control token (BOS, EOS, <|im_start|>, ...). */
+LLM_API int32_t llm_token_is_special(const llm_model *model, llm_token token);
+
+/* ---- tokenizer ------------------------------------------------------------ */
+/* Flags for llm_tokenize. */
+#define LLM_TOKENIZE_ADD_SPECIAL 1   /* add BOS/EOS as the model's tokenizer config says */
+#define LLM_TOKENIZE_PARSE_SPECIAL 2 /* "<|im_start|>" in the text becomes the special id */
+
+/* Encode `text_len` bytes of UTF-8 into token ids. Writes up to `cap` ids to
+ * `out` and the count to *n_out. If `cap` is too small: BUFFER_TOO_SMALL and
+ * *n_out = the count needed. Reentrant: any thread.
+ * Invalid UTF-8 is encoded byte-wise (byte fallback), never rejected. */
+LLM_API llm_status llm_tokenize(const llm_model *model, const char *text, size_t text_len,
+                                int32_t flags, llm_token *out, size_t cap, size_t *n_out);
+
+/* The raw bytes of one token (may be part of a UTF-8 sequence). */
+LLM_API llm_status llm_token_to_piece(const llm_model *model, llm_token token, char *buf,
+                                      size_t cap, size_t *n_out);
+
+/* Flags for llm_detokenize. */
+#define LLM_DETOKENIZE_RENDER_SPECIAL 1 /* write special tokens' text instead of skipping them */
+
+/* Decode ids back to text, as the model's tokenizer does (leading-space and
+ * byte-fallback rules included). Special tokens are skipped unless
+ * LLM_DETOKENIZE_RENDER_SPECIAL. Output may end inside a UTF-8 sequence if
+ * the ids do. Reentrant. */
+LLM_API llm_status llm_detokenize(const llm_model *model, const llm_token *tokens, size_t n_tokens,
+                                  int32_t flags, char *buf, size_t cap, size_t *n_out);
+
+/* Streaming decode: push one id at a time, receive only complete UTF-8.
+ * Incomplete sequences are held back until a later token completes them
+ * (an invalid sequence is emitted as U+FFFD). One detokenizer per stream;
+ * it keeps a reference to the model's vocabulary (free it first). */
+typedef struct llm_detokenizer llm_detokenizer;
+
+LLM_API llm_status llm_detokenizer_new(const llm_model *model, llm_detokenizer **out);
+LLM_API void llm_detokenizer_free(llm_detokenizer *d);
+/* Decode `token` and write the text that is now complete. If cap is too
+ * small nothing is consumed: BUFFER_TOO_SMALL, *n_out = bytes needed.
+ * A buffer of llm_detokenizer_max_bytes() always suffices. */
+LLM_API llm_status llm_detokenizer_push(llm_detokenizer *d, llm_token token, char *buf, size_t cap,
+                                        size_t *n_out);
+/* Write whatever is held back (as U+FFFD for an incomplete tail) and reset. */
+LLM_API llm_status llm_detokenizer_flush(llm_detokenizer *d, char *buf, size_t cap, size_t *n_out);
+/* Forget held-back bytes and start as at the beginning of a text. */
+LLM_API void llm_detokenizer_reset(llm_detokenizer *d);
+/* Upper bound of bytes one push or flush can write for this model. */
+LLM_API size_t llm_detokenizer_max_bytes(const llm_detokenizer *d);
+
+/* ---- chat ----------------------------------------------------------------- */
+typedef struct llm_chat_message {
+    const char *role;    /* "system", "user", "assistant" (NUL-terminated UTF-8) */
+    const char *content; /* NUL-terminated UTF-8 */
+} llm_chat_message;
+
+/* Format messages with the model's chat template (ChatML for Qwen:
+ * "<|im_start|>role\ncontent<|im_end|>\n"...). With add_assistant != 0 the
+ * text ends with the opening of an assistant turn. Tokenize the result with
+ * LLM_TOKENIZE_PARSE_SPECIAL. UNSUPPORTED if the model has no chat format. */
+LLM_API llm_status llm_chat_format(const llm_model *model, const llm_chat_message *messages,
+                                   size_t n_messages, int32_t add_assistant, char *buf, size_t cap,
+                                   size_t *n_out);
+
+/* ---- context -------------------------------------------------------------- */
+typedef struct llm_context llm_context;
+
+typedef struct llm_context_params {
+    uint32_t struct_size;
+    /* Positions this context can hold (KV cache size). 0 = the model's
+     * maximum. Larger than the model's maximum is BAD_DIMENSIONS. */
+    int32_t n_ctx;
+    /* Worker threads for this context's compute. 0 = physical cores. */
+    int32_t n_threads;
+} llm_context_params;
+
+LLM_API llm_context_params llm_context_default_params(void);
+
+/* Create a context on `model`. The model must outlive it. */
+LLM_API llm_status llm_context_new(const llm_model *model, const llm_context_params *params,
+                                   llm_context **out);
+LLM_API void llm_context_free(llm_context *ctx);
+
+/* Run the model over `n_tokens` tokens appended at the current position and
+ * keep the logits of the last one. All ids are checked before any work.
+ * Errors: TOKEN_OUT_OF_RANGE; CONTEXT_FULL if position + n_tokens > n_ctx
+ * (nothing is consumed: reset or rewind, then go on); CANCELLED (the tokens
+ * processed so far stay in the cache, see llm_context_position). */
+LLM_API llm_status llm_forward(llm_context *ctx, const llm_token *tokens, size_t n_tokens);
+
+/* Number of tokens in the cache (the next token's position). */
+LLM_API int32_t llm_context_position(const llm_context *ctx);
+LLM_API int32_t llm_context_n_ctx(const llm_context *ctx);
+/* Logits after the last llm_forward: n_vocab floats. The pointer is owned by
+ * the context and valid until its next call; NULL before any forward. */
+LLM_API const float *llm_context_logits(const llm_context *ctx);
+/* The same, copied into a caller buffer (for bindings). */
+LLM_API llm_status llm_context_copy_logits(const llm_context *ctx, float *buf, size_t cap,
+                                           size_t *n_out);
+/* The tokens in the cache, in order. */
+LLM_API llm_status llm_context_tokens(const llm_context *ctx, llm_token *buf, size_t cap,
+                                      size_t *n_out);
+/* Keep the first `position` tokens and forget the rest (0 = empty). The
+ * logits are cleared until the next forward. */
+LLM_API llm_status llm_context_rewind(llm_context *ctx, int32_t position);
+/* Same as rewind to 0, and clears a pending cancel. */
+LLM_API void llm_context_reset(llm_context *ctx);
+
+/* Ask the running (or next) llm_forward / llm_context_step / llm_generate on
+ * this context to stop: it returns LLM_ERR_CANCELLED, checked between layers
+ * and tokens. Safe from any thread, including signal-free async contexts.
+ * The request is consumed by the call that returns CANCELLED (or by
+ * llm_context_reset); the context stays usable. */
+LLM_API void llm_context_cancel(llm_context *ctx);
+
+/* ---- sampler -------------------------------------------------------------- */
+typedef struct llm_sampler llm_sampler;
+
+typedef struct llm_sampler_params {
+    uint32_t struct_size;
+    float temperature;     /* 0 = greedy (argmax); default 1.0 */
+    float top_p;           /* nucleus; 1 (or 0) = off; default 0.9 as llama2.c */
+    int32_t top_k;         /* 0 = off; default 0 */
+    float min_p;           /* drop tokens with p < min_p * p_max; 0 = off (default) */
+    float repeat_penalty;  /* >1 discourages repeats (CTRL rule); 1 = off (default) */
+    int32_t repeat_last_n; /* window of recent tokens for the penalty; default 64 */
+    uint64_t seed;         /* RNG seed; 0 is replaced by a fixed constant */
+} llm_sampler_params;
+
+LLM_API llm_sampler_params llm_sampler_default_params(void);
+LLM_API llm_status llm_sampler_new(const llm_sampler_params *params, llm_sampler **out);
+LLM_API void llm_sampler_free(llm_sampler *sampler);
+/* Restart the RNG from `seed` (same sequence as a new sampler). */
+LLM_API void llm_sampler_reseed(llm_sampler *sampler, uint64_t seed);
+
+/* Pick the next token from ctx's current logits. With only temperature and
+ * top-p set, the result equals llama2.c's sampler for the same seed.
+ * Does not modify the context. Errors: INVALID_ARGUMENT when ctx has no
+ * logits yet (call llm_forward first). */
+LLM_API llm_status llm_sample(llm_sampler *sampler, const llm_context *ctx, llm_token *out);
+
+/* ---- generation helpers --------------------------------------------------- */
+/* One decoding step: sample a token, decode its text through the context's
+ * own stream decoder (complete UTF-8 only), and — unless the token ends the
+ * generation — feed it back with llm_forward.
+ * *out_token gets the token; *out_eog is 1 if it is end-of-generation (it is
+ * then not fed, and its text is not written). The text goes to (buf, cap):
+ * a buffer of llm_context_step_max_bytes() bytes always suffices; if cap is
+ * smaller the call returns BUFFER_TOO_SMALL before sampling anything.
+ * Errors as llm_sample and llm_forward (CONTEXT_FULL when there is no room
+ * to feed the sampled token: the token and its text are still returned). */
+LLM_API llm_status llm_context_step(llm_context *ctx, llm_sampler *sampler, llm_token *out_token,
+                                    int32_t *out_eog, char *buf, size_t cap, size_t *n_out);
+LLM_API size_t llm_context_step_max_bytes(const llm_context *ctx);
+
+/* Called for every generated token with its complete-UTF-8 text (possibly
+ * empty, not NUL-terminated), on the thread that called llm_generate.
+ * Return 0 to continue, non-zero to stop (llm_generate then returns
+ * LLM_ERR_CANCELLED). Do not call into the same context from it. */
+typedef int32_t (*llm_piece_callback)(const char *text, size_t text_len, llm_token token,
+                                      void *user_data);
+
+typedef struct llm_generate_params {
+    uint32_t struct_size;
+    int32_t max_tokens;  /* tokens to generate at most; 0 = until EOS or context full */
+    int32_t stop_at_eog; /* 1 (default): stop at an end-of-generation token */
+} llm_generate_params;
+
+LLM_API llm_generate_params llm_generate_default_params(void);
+
+/* Feed `prompt` (may be empty to continue from the current state), then
+ * generate with `sampler`, calling `callback` (may be NULL) per token.
+ * *n_generated (may be NULL) receives the count of tokens generated.
+ * Returns OK when max_tokens or EOG is reached, CONTEXT_FULL when the
+ * context filled up first (the text so far was delivered), CANCELLED. */
+LLM_API llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token *prompt,
+                                size_t n_prompt, const llm_generate_params *params,
+                                llm_piece_callback callback, void *user_data, int32_t *n_generated);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLM_H */

@@ -1,0 +1,41 @@
+// A read-only view of a whole file: memory-mapped when possible (weights are
+// then paged in by the OS and shared between processes), else read into RAM.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llm {
+
+class MappedFile {
+  public:
+    // Throws llm::Error: NOT_FOUND if the path does not exist, IO otherwise.
+    static std::shared_ptr<MappedFile> open(const std::string &path, bool use_mmap = true);
+    ~MappedFile();
+    MappedFile(const MappedFile &) = delete;
+    MappedFile &operator=(const MappedFile &) = delete;
+
+    const uint8_t *data() const { return data_; }
+    size_t size() const { return size_; }
+    const std::string &path() const { return path_; }
+
+  private:
+    MappedFile() = default;
+    std::string path_;
+    const uint8_t *data_ = nullptr;
+    size_t size_ = 0;
+    void *map_ = nullptr; // non-null when mmap'ed
+    std::vector<uint8_t> buffer_;
+};
+
+bool path_is_directory(const std::string &path);
+bool path_exists(const std::string &path);
+std::string path_join(const std::string &dir, const std::string &name);
+std::string path_dirname(const std::string &path);
+// Reads a whole (small) text file; NOT_FOUND / IO on failure.
+std::string read_text_file(const std::string &path, size_t max_bytes);
+
+} // namespace llm

@@ -1,0 +1,144 @@
+#include "engine/transformer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "kernels/kernels.h"
+#include "kernels/thread_pool.h"
+
+namespace llm {
+
+namespace {
+// Prompts are processed in chunks of this many tokens: enough to keep the
+// matrix products arithmetic-bound, small enough to bound scratch memory.
+constexpr int64_t kMaxBatch = 64;
+} // namespace
+
+Transformer::Transformer(const Model &model, int32_t n_ctx, int n_threads)
+    : model_(model), cfg_(model.config), cache_(cfg_.n_layers, n_ctx, cfg_.kv_dim()),
+      pool_(std::make_unique<ThreadPool>(n_threads)) {
+    ensure_batch(1);
+}
+
+Transformer::~Transformer() = default;
+
+void Transformer::ensure_batch(int64_t n) {
+    if (n <= batch_cap_) return;
+    const size_t N = static_cast<size_t>(n);
+    try {
+        x_.resize(N * cfg_.dim);
+        xb_.resize(N * cfg_.dim);
+        q_.resize(N * cfg_.q_dim());
+        k_.resize(N * cfg_.kv_dim());
+        v_.resize(N * cfg_.kv_dim());
+        att_out_.resize(N * cfg_.q_dim());
+        hb_.resize(N * cfg_.hidden_dim);
+        hb2_.resize(N * cfg_.hidden_dim);
+        rope_cs_.resize(N * cfg_.head_dim);
+        scores_.resize(static_cast<size_t>(pool_->size()) * cache_.n_ctx());
+    } catch (const std::bad_alloc &) {
+        fail(LLM_ERR_OUT_OF_MEMORY, "cannot allocate activations for a batch of ", n, " tokens");
+    }
+    batch_cap_ = n;
+}
+
+// x += Wo · attention(rmsnorm(x)) for every token of the batch.
+void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
+    const LayerWeights &lw = model_.weights.layers[static_cast<size_t>(layer)];
+    const int64_t dim = cfg_.dim, q_dim = cfg_.q_dim(), kv_dim = cfg_.kv_dim();
+    const int64_t hd = cfg_.head_dim;
+    ThreadPool *pool = pool_.get();
+
+    for (int64_t t = 0; t < n; ++t)
+        rmsnorm(&xb_[t * dim], &x_[t * dim], lw.attn_norm.data, dim, cfg_.norm_eps);
+    matmul(lw.wq, xb_.data(), n, q_.data(), pool);
+    matmul(lw.wk, xb_.data(), n, k_.data(), pool);
+    matmul(lw.wv, xb_.data(), n, v_.data(), pool);
+    const bool interleaved = cfg_.rope_style == RopeStyle::Interleaved;
+    for (int64_t t = 0; t < n; ++t) {
+        if (cfg_.qkv_bias) {
+            add_bias(&q_[t * q_dim], lw.bq.data, q_dim);
+            add_bias(&k_[t * kv_dim], lw.bk.data, kv_dim);
+            add_bias(&v_[t * kv_dim], lw.bv.data, kv_dim);
+        }
+        const float *cs = &rope_cs_[t * hd];
+        rope(&q_[t * q_dim], cfg_.n_heads, hd, cs, interleaved);
+        rope(&k_[t * kv_dim], cfg_.n_kv_heads, hd, cs, interleaved);
+        const int32_t pos = pos0 + static_cast<int32_t>(t);
+        std::copy_n(&k_[t * kv_dim], kv_dim, cache_.key(layer, pos));
+        std::copy_n(&v_[t * kv_dim], kv_dim, cache_.value(layer, pos));
+    }
+
+    // Causal attention: token t sees positions 0..pos0+t. Query head h reads
+    // KV head h / (n_heads / n_kv_heads) (grouped-query attention).
+    const int64_t group = cfg_.n_heads / cfg_.n_kv_heads;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const int64_t n_ctx = cache_.n_ctx();
+    pool->parallel_for(n * cfg_.n_heads, 1, [&](int64_t begin, int64_t end, int thread) {
+        float *att = &scores_[static_cast<size_t>(thread) * n_ctx];
+        for (int64_t job = begin; job < end; ++job) {
+            const int64_t t = job / cfg_.n_heads, h = job % cfg_.n_heads;
+            const int32_t pos = pos0 + static_cast<int32_t>(t);
+            const float *q = &q_[t * q_dim + h * hd];
+            const int64_t kv_off = (h / group) * hd;
+            for (int32_t p = 0; p <= pos; ++p)
+                att[p] = dot_f32(q, cache_.key(layer, p) + kv_off, hd) * scale;
+            softmax(att, pos + 1);
+            float *out = &att_out_[t * q_dim + h * hd];
+            std::fill_n(out, hd, 0.0f);
+            for (int32_t p = 0; p <= pos; ++p) {
+                const float *v = cache_.value(layer, p) + kv_off;
+                const float a = att[p];
+                for (int64_t i = 0; i < hd; ++i)
+                    out[i] += a * v[i];
+            }
+        }
+    });
+    matmul(lw.wo, att_out_.data(), n, xb_.data(), pool);
+    add_inplace(x_.data(), xb_.data(), n * dim);
+}
+
+// x += W_down · (silu(W_gate · h) * (W_up · h)), h = rmsnorm(x)   (SwiGLU)
+void Transformer::ffn_block(int32_t layer, int64_t n) {
+    const LayerWeights &lw = model_.weights.layers[static_cast<size_t>(layer)];
+    const int64_t dim = cfg_.dim;
+    ThreadPool *pool = pool_.get();
+    for (int64_t t = 0; t < n; ++t)
+        rmsnorm(&xb_[t * dim], &x_[t * dim], lw.ffn_norm.data, dim, cfg_.norm_eps);
+    matmul(lw.w_gate, xb_.data(), n, hb_.data(), pool);
+    matmul(lw.w_up, xb_.data(), n, hb2_.data(), pool);
+    silu_mul(hb_.data(), hb2_.data(), n * cfg_.hidden_dim);
+    matmul(lw.w_down, hb_.data(), n, xb_.data(), pool);
+    add_inplace(x_.data(), xb_.data(), n * dim);
+}
+
+int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, float *logits,
+                             const std::atomic<bool> *cancel) {
+    const int64_t dim = cfg_.dim;
+    int64_t done = 0;
+    while (done < n) {
+        const int64_t b = std::min(kMaxBatch, n - done);
+        ensure_batch(b);
+        const int32_t pos = pos0 + static_cast<int32_t>(done);
+        for (int64_t t = 0; t < b; ++t) {
+            matrix_row_f32(model_.weights.token_embedding, tokens[done + t], &x_[t * dim]);
+            rope_angles(&rope_cs_[t * cfg_.head_dim], cfg_.head_dim, pos + static_cast<int32_t>(t),
+                        cfg_.rope_theta);
+        }
+        for (int32_t l = 0; l < cfg_.n_layers; ++l) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) return done;
+            attention_block(l, b, pos);
+            ffn_block(l, b);
+        }
+        done += b;
+        if (done == n) {
+            float *last = &x_[(b - 1) * dim];
+            rmsnorm(last, last, model_.weights.final_norm.data, dim, cfg_.norm_eps);
+            matmul(model_.weights.classifier, last, 1, logits, pool_.get());
+        }
+    }
+    return done;
+}
+
+} // namespace llm

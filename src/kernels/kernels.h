@@ -1,0 +1,51 @@
+// The numeric kernels the transformer is built from. They know nothing of
+// models: only vectors, matrices and the thread pool that splits the work.
+// Each has a plain reference form; faster variants are picked at run time
+// inside the .cpp files, behind these same signatures.
+#pragma once
+
+#include <cstdint>
+
+#include "model/tensor.h"
+
+namespace llm {
+
+class ThreadPool;
+
+// Y[t] = W * X[t] for t < n_tokens. X is n_tokens x W.cols, Y is
+// n_tokens x W.rows, both fp32 row-major. n_tokens == 1 is the decode
+// matrix-vector product; larger n is batched prefill.
+void matmul(const Matrix &w, const float *x, int64_t n_tokens, float *y, ThreadPool *pool);
+
+// out = row `index` of `m`, widened to fp32 (embedding lookup).
+void matrix_row_f32(const Matrix &m, int64_t index, float *out);
+
+// out = x / sqrt(mean(x^2) + eps) * weight   (out may equal x)
+void rmsnorm(float *out, const float *x, const float *weight, int64_t n, float eps);
+
+// In-place numerically stable softmax.
+void softmax(float *x, int64_t n);
+
+// a[i] = silu(a[i]) * b[i]   (SwiGLU's gate)
+void silu_mul(float *a, const float *b, int64_t n);
+
+// a[i] += b[i]
+void add_inplace(float *a, const float *b, int64_t n);
+
+// y[i] += bias[i]
+inline void add_bias(float *y, const float *bias, int64_t n) {
+    add_inplace(y, bias, n);
+}
+
+// Dot product of fp32 vectors.
+float dot_f32(const float *a, const float *b, int64_t n);
+
+// RoPE on `n_heads` heads of `head_dim` values at `pos`.
+// interleaved: pairs (2i, 2i+1); otherwise pairs (i, i + head_dim/2).
+// cos_sin holds head_dim/2 (cos, sin) pairs for this position.
+void rope(float *x, int64_t n_heads, int64_t head_dim, const float *cos_sin, bool interleaved);
+
+// cos_sin[2i], cos_sin[2i+1] = cos, sin of pos * theta^(-2i/head_dim).
+void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta);
+
+} // namespace llm

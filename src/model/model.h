@@ -1,0 +1,85 @@
+// The one model description every loader produces and the engine consumes.
+// Loaders (llama2.c .bin, Hugging Face safetensors folders, ...) only parse
+// and validate; what differs between model families is data in ModelConfig
+// (bias present, RoPE layout, theta, eps), never a second engine.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/mapped_file.h"
+#include "model/tensor.h"
+
+namespace llm {
+
+class Tokenizer;
+
+// How RoPE pairs up the dimensions of a head.
+enum class RopeStyle {
+    Interleaved, // llama2.c / Meta: rotate (2i, 2i+1)
+    HalfSplit,   // Hugging Face rotate_half: rotate (i, i + head_dim/2)
+};
+
+struct ModelConfig {
+    std::string arch;       // "llama" or "qwen2"
+    int32_t dim = 0;        // hidden size (residual stream width)
+    int32_t hidden_dim = 0; // FFN inner width
+    int32_t n_layers = 0;
+    int32_t n_heads = 0;
+    int32_t n_kv_heads = 0;
+    int32_t head_dim = 0;
+    int32_t vocab_size = 0;
+    int32_t max_seq_len = 0;
+    float rope_theta = 10000.0f;
+    float norm_eps = 1e-5f;
+    RopeStyle rope_style = RopeStyle::Interleaved;
+    bool qkv_bias = false;
+
+    int32_t q_dim() const { return n_heads * head_dim; }
+    int32_t kv_dim() const { return n_kv_heads * head_dim; }
+};
+
+struct LayerWeights {
+    Vector attn_norm;    // [dim]
+    Matrix wq, wk, wv;   // [q_dim x dim], [kv_dim x dim], [kv_dim x dim]
+    Vector bq, bk, bv;   // biases, empty unless config.qkv_bias
+    Matrix wo;           // [dim x q_dim]
+    Vector ffn_norm;     // [dim]
+    Matrix w_gate, w_up; // [hidden x dim] (llama2.c w1, w3)
+    Matrix w_down;       // [dim x hidden] (llama2.c w2)
+};
+
+struct ModelWeights {
+    Matrix token_embedding; // [vocab x dim]
+    std::vector<LayerWeights> layers;
+    Vector final_norm; // [dim]
+    Matrix classifier; // [vocab x dim]; may alias token_embedding (tied)
+};
+
+// Everything a loaded model owns. Weights point into `files` (memory maps)
+// or into `owned` (tensors converted at load time).
+struct Model {
+    ModelConfig config;
+    ModelWeights weights;
+    std::unique_ptr<Tokenizer> tokenizer;
+    std::vector<int32_t> eog_tokens; // tokens that end a generation
+    std::string format;              // "llama2c" or "safetensors"
+    std::vector<std::shared_ptr<MappedFile>> files;
+    std::vector<std::unique_ptr<uint8_t[]>> owned;
+
+    ~Model();
+
+    // Allocates zeroed storage that lives as long as the model.
+    uint8_t *allocate(size_t bytes);
+    // Parameters and the bytes they occupy (tied tensors counted once).
+    int64_t n_params() const;
+    int64_t weight_bytes() const;
+};
+
+// Checks the shapes of `weights` against `config` (every loader calls it
+// last, so the engine can trust what it is handed).
+void validate_model(const Model &model);
+
+} // namespace llm

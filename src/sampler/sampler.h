@@ -1,0 +1,63 @@
+// Logits -> next token. Greedy, temperature, top-k, top-p (nucleus), min-p
+// and a repetition penalty, driven by a small deterministic RNG so the same
+// seed gives the same text on every platform. With only temperature and
+// top-p set it reproduces llama2.c's sampler draw for draw.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace llm {
+
+struct SamplerConfig {
+    float temperature = 1.0f;
+    float top_p = 0.9f;
+    int32_t top_k = 0;
+    float min_p = 0.0f;
+    float repeat_penalty = 1.0f;
+    int32_t repeat_last_n = 64;
+    uint64_t seed = 0;
+};
+
+// xorshift64* as in llama2.c: tiny, fast and identical everywhere.
+class Rng {
+  public:
+    explicit Rng(uint64_t seed) { reseed(seed); }
+    void reseed(uint64_t seed) { state_ = seed ? seed : 0x9E3779B97F4A7C15ull; }
+    uint32_t next_u32() {
+        state_ ^= state_ >> 12;
+        state_ ^= state_ << 25;
+        state_ ^= state_ >> 27;
+        return static_cast<uint32_t>((state_ * 0x2545F4914F6CDD1Dull) >> 32);
+    }
+    float next_f32() { return static_cast<float>(next_u32() >> 8) / 16777216.0f; } // [0, 1)
+
+  private:
+    uint64_t state_;
+};
+
+class Sampler {
+  public:
+    explicit Sampler(const SamplerConfig &config);
+    void reseed(uint64_t seed) { rng_.reseed(seed); }
+    const SamplerConfig &config() const { return config_; }
+
+    // `history` is the context so far (for the repetition penalty).
+    int32_t sample(const float *logits, int32_t n_vocab, const int32_t *history, size_t n_history);
+
+  private:
+    struct Candidate {
+        float p;
+        int32_t id;
+    };
+    SamplerConfig config_;
+    Rng rng_;
+    std::vector<float> probs_;
+    std::vector<Candidate> candidates_;
+};
+
+// Index of the largest value (the first one on ties).
+int32_t argmax(const float *x, int32_t n);
+
+} // namespace llm
