@@ -19,6 +19,15 @@
         }                                                                                          \
     } while (0)
 
+/* Streams each piece to stdout; returning 0 keeps generating. */
+static int32_t print_piece(const char *text, size_t len, llm_token token, void *user_data) {
+    (void)token;
+    (void)user_data;
+    fwrite(text, 1, len, stdout);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: %s LIBRARY MODEL [TOKENIZER]\n", argv[0]);
@@ -86,10 +95,12 @@ int main(int argc, char **argv) {
     llm_generate_params gp = generate_default_params();
     gp.max_tokens = 100;
     fputs(prompt, stdout);
-    llm_status s = generate(ctx, sampler, ids, n, &gp, NULL, NULL, NULL);
-    /* With a NULL callback nothing prints: generate again, streaming. */
-    (void)s;
+    llm_status s = generate(ctx, sampler, ids, n, &gp, print_piece, NULL, NULL);
     printf("\n");
+    if (s != LLM_OK && s != LLM_ERR_CONTEXT_FULL) {
+        fprintf(stderr, "generate: %s\n", last_error());
+        return 1;
+    }
     sampler_free(sampler);
     context_free(ctx);
     model_free(model);
