@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is needed, then
+#   1. the release build and every test CTest knows (goldens, bindings, Node,
+#      packaging, consumers, Windows cross-check);
+#   2. the same C/C++ suite built with AddressSanitizer + UBSan;
+#   3. the concurrency test built with ThreadSanitizer;
+#   4. every fuzz target for a short, bounded time.
+# Build folders: build/, build-asan/, build-tsan/, build-fuzz/.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export LLM_SHARED_DIR="${LLM_SHARED_DIR:-$root/../shared}"
+jobs="$(nproc)"
+fuzz_seconds="${LLM_FUZZ_SECONDS:-30}"
+
+step() { printf '\n==== %s\n' "$*"; }
+
+step "dependencies"
+scripts/install-deps.sh
+
+step "format check"
+scripts/check-format.sh
+
+step "release build + ctest"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLM_SHARED_DIR="$LLM_SHARED_DIR"
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+
+step "AddressSanitizer + UBSan build + ctest"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM_SANITIZE=ON \
+  -DLLM_BUILD_BINDINGS=OFF -DLLM_PACKAGING_TESTS=OFF -DLLM_SHARED_DIR="$LLM_SHARED_DIR"
+cmake --build build-asan -j "$jobs"
+(cd build-asan && ctest --output-on-failure -j "$jobs")
+
+if [ -x tests/fuzz/run_fuzzers.sh ]; then
+  step "fuzz targets, ${fuzz_seconds}s each"
+  tests/fuzz/run_fuzzers.sh "$fuzz_seconds"
+fi
+if [ -x tests/tsan/run_tsan.sh ]; then
+  step "ThreadSanitizer"
+  tests/tsan/run_tsan.sh
+fi
+step "all tests passed"
