@@ -130,6 +130,12 @@ void stream_token(llm_context *ctx, llm_token t, std::string &out) {
     detok_push(d, t, out);
 }
 
+// One generation step, shared by llm_context_step and llm_generate: sample,
+// decode the token through the context's stream, feed it back. An
+// end-of-generation token is, if stop_at_eog, reported in *eog and not fed.
+llm_status generation_step(llm_context *ctx, llm_sampler *sampler, bool stop_at_eog,
+                           llm_token *token, int32_t *eog, std::string &text);
+
 } // namespace
 
 extern "C" {
@@ -598,21 +604,13 @@ llm_status llm_context_step(llm_context *ctx, llm_sampler *sampler, llm_token *o
         return set_error(LLM_ERR_BUFFER_TOO_SMALL,
                          "llm_context_step needs a buffer of " + std::to_string(need) + " bytes");
     }
-    llm_status s = llm_sample(sampler, ctx, out_token);
-    if (s != LLM_OK) return s;
-    const llm_token t = *out_token;
-    if (llm_token_is_eog(ctx->owner, t)) {
-        if (out_eog) *out_eog = 1;
-        return LLM_OK;
-    }
-    s = guarded([&] {
-        std::string text;
-        stream_token(ctx, t, text);
-        return copy_out(text.data(), text.size(), 1, buf, cap, n_out);
-    });
-    if (s != LLM_OK) return s;
-    s = llm_forward(ctx, &t, 1);
-    ctx->stream_pos = ctx->tokens.size();
+    std::string text;
+    int32_t eog = 0;
+    llm_status s = generation_step(ctx, sampler, true, out_token, &eog, text);
+    if (out_eog) *out_eog = eog;
+    // The text fits: the buffer holds the largest piece a step can produce.
+    std::memcpy(buf, text.data(), text.size());
+    if (n_out) *n_out = text.size();
     return s;
 }
 
@@ -642,33 +640,16 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
         s = llm_forward(ctx, prompt, n_prompt);
         if (s != LLM_OK) return s;
     }
-    if (!ctx->has_logits)
-        return invalid("llm_generate: empty prompt and no state to continue from");
-    std::vector<char> buf(llm_context_step_max_bytes(ctx));
+    std::string text;
     for (int32_t i = 0; p.max_tokens == 0 || i < p.max_tokens; ++i) {
         llm_token t;
         int32_t eog = 0;
-        size_t len = 0;
-        if (!p.stop_at_eog) {
-            // Feed even end-of-generation tokens back.
-            s = llm_sample(sampler, ctx, &t);
-            if (s != LLM_OK) return s;
-            s = guarded([&] {
-                std::string text;
-                stream_token(ctx, t, text);
-                std::copy(text.begin(), text.end(), buf.begin());
-                len = text.size();
-                return LLM_OK;
-            });
-            if (s == LLM_OK) s = llm_forward(ctx, &t, 1);
-            ctx->stream_pos = ctx->tokens.size();
-        } else {
-            s = llm_context_step(ctx, sampler, &t, &eog, buf.data(), buf.size(), &len);
-        }
+        text.clear();
+        s = generation_step(ctx, sampler, p.stop_at_eog != 0, &t, &eog, text);
         if (eog) return LLM_OK;
         if (s != LLM_OK && s != LLM_ERR_CONTEXT_FULL) return s;
         if (n_generated) *n_generated = i + 1;
-        if (callback && callback(buf.data(), len, t, user_data) != 0)
+        if (callback && callback(text.data(), text.size(), t, user_data) != 0)
             return set_error(LLM_ERR_CANCELLED, "stopped by the callback");
         if (s == LLM_ERR_CONTEXT_FULL) return s;
     }
@@ -676,3 +657,26 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
 }
 
 } // extern "C"
+
+namespace {
+
+llm_status generation_step(llm_context *ctx, llm_sampler *sampler, bool stop_at_eog,
+                           llm_token *token, int32_t *eog, std::string &text) {
+    llm_status s = llm_sample(sampler, ctx, token);
+    if (s != LLM_OK) return s;
+    const llm_token t = *token;
+    if (stop_at_eog && llm_token_is_eog(ctx->owner, t)) {
+        *eog = 1;
+        return LLM_OK;
+    }
+    s = guarded([&] {
+        stream_token(ctx, t, text);
+        return LLM_OK;
+    });
+    if (s != LLM_OK) return s;
+    s = llm_forward(ctx, &t, 1);
+    ctx->stream_pos = ctx->tokens.size();
+    return s;
+}
+
+} // namespace
