@@ -1,0 +1,3 @@
+module libllm.dev/llm
+
+go 1.19
