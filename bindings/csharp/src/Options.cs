@@ -1,0 +1,99 @@
+using Llm.Native;
+
+namespace Llm
+{
+    /// <summary>How a model's weights are held in memory (LLM_WEIGHTS_*).</summary>
+    public enum WeightType
+    {
+        Auto = LlmNative.LLM_WEIGHTS_AUTO,
+        F32 = LlmNative.LLM_WEIGHTS_F32,
+        BF16 = LlmNative.LLM_WEIGHTS_BF16,
+        F16 = LlmNative.LLM_WEIGHTS_F16,
+        Q8_0 = LlmNative.LLM_WEIGHTS_Q8_0,
+    }
+
+    /// <summary>Options for <see cref="Model.Load"/>.</summary>
+    public sealed class ModelOptions
+    {
+        /// <summary>The tokenizer of a llama2.c checkpoint; null means
+        /// tokenizer.bin next to the model. Hugging Face folders ignore it.</summary>
+        public string TokenizerPath { get; set; }
+        /// <summary>Convert the weights at load; Auto keeps the file's type.</summary>
+        public WeightType WeightType { get; set; }
+        /// <summary>Map the file (default) rather than reading it into memory.</summary>
+        public bool UseMmap { get; set; }
+
+        public ModelOptions() { UseMmap = true; }
+    }
+
+    /// <summary>Options for <see cref="Model.CreateSession"/>.</summary>
+    public sealed class SessionOptions
+    {
+        /// <summary>Positions the session can hold; 0 = the model's maximum.</summary>
+        public int ContextSize { get; set; }
+        /// <summary>Compute threads; 0 = one per physical core.</summary>
+        public int Threads { get; set; }
+    }
+
+    /// <summary>Sampling and stopping settings of one generation. A new
+    /// instance holds libllm's defaults (temperature 1, top-p 0.9, ...).</summary>
+    public sealed class GenerateOptions
+    {
+        /// <summary>0 = greedy (always the most likely token).</summary>
+        public float Temperature { get; set; }
+        /// <summary>Nucleus sampling; 1 = off.</summary>
+        public float TopP { get; set; }
+        /// <summary>Keep the k most likely tokens; 0 = off.</summary>
+        public int TopK { get; set; }
+        /// <summary>Drop tokens below MinP times the most likely; 0 = off.</summary>
+        public float MinP { get; set; }
+        /// <summary>Above 1 discourages repeating the last RepeatLastN tokens.</summary>
+        public float RepeatPenalty { get; set; }
+        public int RepeatLastN { get; set; }
+        /// <summary>The sampling RNG's seed: the same seed, the same text.</summary>
+        public ulong Seed { get; set; }
+        /// <summary>Tokens to generate at most; 0 = until the end of generation
+        /// or a full context.</summary>
+        public int MaxTokens { get; set; }
+        /// <summary>Stop at an end-of-generation token (default true).</summary>
+        public bool StopAtEos { get; set; }
+
+        public GenerateOptions()
+        {
+            using (llm_sampler_params p = LlmNative.llm_sampler_default_params())
+            {
+                Temperature = p.temperature;
+                TopP = p.top_p;
+                TopK = p.top_k;
+                MinP = p.min_p;
+                RepeatPenalty = p.repeat_penalty;
+                RepeatLastN = p.repeat_last_n;
+                Seed = p.seed;
+            }
+            StopAtEos = true;
+        }
+
+        /// <summary>Greedy decoding: Temperature 0.</summary>
+        public static GenerateOptions Greedy(int maxTokens = 0)
+        {
+            return new GenerateOptions { Temperature = 0, MaxTokens = maxTokens };
+        }
+
+        internal SamplerHandle CreateSampler()
+        {
+            using (llm_sampler_params p = LlmNative.llm_sampler_default_params())
+            {
+                p.temperature = Temperature;
+                p.top_p = TopP;
+                p.top_k = TopK;
+                p.min_p = MinP;
+                p.repeat_penalty = RepeatPenalty;
+                p.repeat_last_n = RepeatLastN;
+                p.seed = Seed;
+                SamplerHandle sampler;
+                LlmException.Check(LlmNative.llm_sampler_new(p, out sampler));
+                return sampler;
+            }
+        }
+    }
+}
