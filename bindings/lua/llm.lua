@@ -1,0 +1,49 @@
+-- llm.lua — require("llm") in Lua 5.4: libllm through the SWIG module
+-- llm_core (built from bindings/swig/llm.i). The API is in llm_api.lua.
+local core = require("llm_core")
+
+local B = { const = core }
+
+function B.version() return core.llm_version() end
+B.status_str = core.llm_status_str
+
+function B.model_load(path, opts)
+    local params = core.llm_model_default_params()
+    if opts.tokenizer_path then params.tokenizer_path = opts.tokenizer_path end
+    params.weight_type = opts.weight_type
+    params.use_mmap = opts.use_mmap
+    return core.llm_model_load(path, params)
+end
+
+B.model_free = core.llm_model_free
+function B.model_get(getter, model) return core[getter](model) end
+function B.token_is_eog(model, token) return core.llm_token_is_eog(model, token) ~= 0 end
+B.tokenize = core.llm_tokenize     -- (model, text, flags, cap)
+B.detokenize = core.llm_detokenize -- (model, ids, flags, cap)
+
+function B.context_new(model, n_ctx, n_threads)
+    local params = core.llm_context_default_params()
+    params.n_ctx = n_ctx
+    params.n_threads = n_threads
+    return core.llm_context_new(model, params)
+end
+
+B.context_free = core.llm_context_free
+B.context_reset = core.llm_context_reset
+B.context_cancel = core.llm_context_cancel
+B.context_position = core.llm_context_position
+B.context_step_max_bytes = core.llm_context_step_max_bytes
+B.forward = core.llm_forward   -- (ctx, ids)
+B.step = core.llm_context_step -- (ctx, sampler, cap)
+
+B.sampler_default_params = core.llm_sampler_default_params
+
+function B.sampler_new(values)
+    local params = core.llm_sampler_default_params()
+    for key, value in pairs(values) do params[key] = value end
+    return core.llm_sampler_new(params)
+end
+
+B.sampler_free = core.llm_sampler_free
+
+return require("llm_api")(B)

@@ -1,0 +1,292 @@
+-- llm_api.lua — the idiomatic Lua API of libllm, shared by llm.lua (Lua 5.4,
+-- over the SWIG module llm_core) and llm_ffi.lua (LuaJIT, over its FFI).
+-- Each of those passes a backend: the few C calls below, in the shape of
+-- the raw SWIG wrapper (status, message, results...).
+--
+-- Errors: functions return nil, message, status (a libllm status code, see
+-- llm.status) on failure. The stream iterator raises an llm error object
+-- ({message = ..., status = ...}, tostring gives the message) instead, since
+-- a for loop cannot return one. Using a closed model or session raises an
+-- error, as Lua's io library does for closed files.
+
+return function(B)
+    local C = B.const
+    local llm = { version = B.version() }
+
+    -- llm.status.NOT_FOUND == -2, ... (LLM_OK and LLM_ERR_* of llm.h)
+    llm.status = { OK = C.LLM_OK }
+    for name, value in pairs(C) do
+        local short = name:match("^LLM_ERR_(.+)$")
+        if short then llm.status[short] = value end
+    end
+
+    local Model, Session, Error = {}, {}, {}
+    Model.__index, Session.__index = Model, Session
+    llm.Model, llm.Session, llm.Error = Model, Session, Error
+
+    Error.__index = Error
+    Error.__tostring = function(e) return e.message end
+
+    local function raise(message, status)
+        error(setmetatable({ message = message, status = status }, Error), 3)
+    end
+
+    local function check_options(opts, known, what)
+        for key in pairs(opts or {}) do
+            if known[key] == nil then error("unknown " .. what .. " option '" .. tostring(key) .. "'", 3) end
+        end
+        return opts or {}
+    end
+
+    -- A (buf, cap, &n) call, retried once with the size it asks for.
+    local function sized(call, guess)
+        local st, msg, out, n = call(guess)
+        if st == C.LLM_ERR_BUFFER_TOO_SMALL then st, msg, out, n = call(n) end
+        if st ~= C.LLM_OK then return nil, msg, st end
+        return out
+    end
+
+    ---------------------------------------------------------------- Model ---
+    -- The native model is freed once the Model is closed and no session
+    -- uses it any more.
+    local function release_model(m)
+        if m.closed and m.sessions == 0 and m.handle then
+            B.model_free(m.handle)
+            m.handle = nil
+        end
+    end
+
+    local function open_model(m)
+        if m.closed then error("attempt to use a closed llm model", 3) end
+        return m.handle
+    end
+
+    local MODEL_OPTIONS = { tokenizer = true, weight_type = true, mmap = true }
+    local INFO = {
+        arch = "llm_model_arch", n_vocab = "llm_model_n_vocab", n_ctx_train = "llm_model_n_ctx_train",
+        n_embd = "llm_model_n_embd", n_layer = "llm_model_n_layer", n_head = "llm_model_n_head",
+        n_head_kv = "llm_model_n_head_kv", n_params = "llm_model_n_params",
+        weight_bytes = "llm_model_weight_bytes", weight_type = "llm_model_weight_type",
+        bos = "llm_model_bos", eos = "llm_model_eos",
+    }
+
+    -- llm.load(path, {tokenizer = path, weight_type = llm.weights.Q8_0,
+    -- mmap = false}) loads a llama2.c checkpoint or a Hugging Face folder.
+    function llm.load(path, opts)
+        opts = check_options(opts, MODEL_OPTIONS, "load")
+        local st, msg, handle = B.model_load(path, {
+            tokenizer_path = opts.tokenizer,
+            weight_type = opts.weight_type or C.LLM_WEIGHTS_AUTO,
+            use_mmap = opts.mmap == false and 0 or 1,
+        })
+        if st ~= C.LLM_OK then return nil, msg, st end
+        local info = {}
+        for key, getter in pairs(INFO) do info[key] = B.model_get(getter, handle) end
+        return setmetatable({ handle = handle, sessions = 0, closed = false, _info = info }, Model)
+    end
+
+    llm.weights = {
+        AUTO = C.LLM_WEIGHTS_AUTO, F32 = C.LLM_WEIGHTS_F32, BF16 = C.LLM_WEIGHTS_BF16,
+        F16 = C.LLM_WEIGHTS_F16, Q8_0 = C.LLM_WEIGHTS_Q8_0,
+    }
+
+    -- Closing twice is harmless; open sessions keep the native model alive.
+    function Model:close()
+        self.closed = true
+        release_model(self)
+    end
+    Model.__close = Model.close
+    Model.__gc = Model.close
+
+    -- {arch, n_vocab, n_ctx_train, n_embd, n_layer, n_head, n_head_kv,
+    -- n_params, weight_bytes, weight_type, bos, eos}; readable after close.
+    function Model:info()
+        local copy = {}
+        for k, v in pairs(self._info) do copy[k] = v end
+        return copy
+    end
+
+    function Model:vocab_size() return self._info.n_vocab end
+
+    function Model:is_eog(token) return B.token_is_eog(open_model(self), token) end
+
+    local TOKENIZE_OPTIONS = { add_special = true, parse_special = true }
+
+    -- ids = model:tokenize(text, {add_special = true, parse_special = false})
+    function Model:tokenize(text, opts)
+        opts = check_options(opts, TOKENIZE_OPTIONS, "tokenize")
+        local flags = (opts.add_special ~= false and C.LLM_TOKENIZE_ADD_SPECIAL or 0)
+            + (opts.parse_special and C.LLM_TOKENIZE_PARSE_SPECIAL or 0)
+        local handle = open_model(self)
+        return sized(function(cap) return B.tokenize(handle, text, flags, cap) end, #text + 2)
+    end
+
+    -- text = model:detokenize(ids), special tokens skipped
+    function Model:detokenize(ids)
+        local handle = open_model(self)
+        return sized(function(cap) return B.detokenize(handle, ids, 0, cap) end, 0)
+    end
+
+    local SESSION_OPTIONS = { context_size = true, threads = true }
+
+    -- model:session({context_size = 0 (the model's), threads = 0 (all cores)})
+    function Model:session(opts)
+        opts = check_options(opts, SESSION_OPTIONS, "session")
+        local st, msg, ctx = B.context_new(open_model(self), opts.context_size or 0, opts.threads or 0)
+        if st ~= C.LLM_OK then return nil, msg, st end
+        self.sessions = self.sessions + 1
+        return setmetatable({ model = self, handle = ctx, cap = B.context_step_max_bytes(ctx), run = 0 },
+                            Session)
+    end
+
+    -------------------------------------------------------------- Session ---
+    local function open_session(s)
+        if not s.handle then error("attempt to use a closed llm session", 3) end
+        return s.handle
+    end
+
+    local function free_sampler(s)
+        if s.sampler then
+            B.sampler_free(s.sampler)
+            s.sampler = nil
+        end
+    end
+
+    -- Closing twice is harmless.
+    function Session:close()
+        if self.handle then
+            free_sampler(self)
+            B.context_free(self.handle)
+            self.handle = nil
+            self.model.sessions = self.model.sessions - 1
+            release_model(self.model)
+        end
+    end
+    Session.__close = Session.close
+    Session.__gc = Session.close
+
+    function Session:reset() B.context_reset(open_session(self)) end
+
+    -- Makes the running or next generation fail with status CANCELLED.
+    function Session:cancel()
+        if self.handle then B.context_cancel(self.handle) end
+    end
+
+    function Session:position() return B.context_position(open_session(self)) end
+
+    local SAMPLER_KEYS = { "temperature", "top_p", "top_k", "min_p", "repeat_penalty", "repeat_last_n", "seed" }
+    local GENERATE_OPTIONS = { max_tokens = true, stop_at_eos = true, on_piece = true }
+    for _, key in ipairs(SAMPLER_KEYS) do GENERATE_OPTIONS[key] = true end
+
+    -- Feeds the prompt (with BOS at position 0) and makes the sampler: a run
+    -- object whose next() gives text, token per piece; nil, stop_reason at
+    -- the end; false, message, status on failure.
+    local function start(s, prompt, opts)
+        local ctx = open_session(s)
+        local max_tokens = opts.max_tokens or 0
+        if max_tokens < 0 then return false, "max_tokens must be >= 0", C.LLM_ERR_INVALID_ARGUMENT end
+        local defaults, params = B.sampler_default_params(), {}
+        for _, key in ipairs(SAMPLER_KEYS) do
+            if opts[key] ~= nil then params[key] = opts[key] else params[key] = defaults[key] end
+        end
+        free_sampler(s)
+        local st, msg, sampler = B.sampler_new(params) -- bad options fail before the prompt is fed
+        if st ~= C.LLM_OK then return false, msg, st end
+        s.sampler = sampler
+        local flags = B.context_position(ctx) == 0 and C.LLM_TOKENIZE_ADD_SPECIAL or 0
+        local model = s.model.handle -- alive while this session is
+        local ids
+        ids, msg, st = sized(function(cap) return B.tokenize(model, prompt, flags, cap) end, #prompt + 2)
+        if not ids then return false, msg, st end
+        if #ids > 0 then
+            st, msg = B.forward(ctx, ids)
+            if st ~= C.LLM_OK then return false, msg, st end
+        end
+        s.run = s.run + 1 -- a newer run makes older stream iterators stop
+
+        local id, count, done = s.run, 0, false
+        local stop_at_eos = opts.stop_at_eos ~= false
+        local run = {}
+        function run.next()
+            if done then return nil, done end
+            if s.run ~= id or not s.handle then error("llm stream used after a newer generation or close", 3) end
+            if max_tokens > 0 and count >= max_tokens then
+                done = "max_tokens"
+                return nil, done
+            end
+            local st, msg, token, eog, text = B.step(ctx, sampler, s.cap)
+            local full = st == C.LLM_ERR_CONTEXT_FULL -- the token still came
+            if st ~= C.LLM_OK and not full then
+                done = "error"
+                return false, msg, st
+            end
+            if eog ~= 0 then
+                if stop_at_eos then
+                    done = "eos"
+                    return nil, done
+                end
+                if not full then -- llm_context_step does not feed it
+                    st, msg = B.forward(ctx, { token })
+                    full = st == C.LLM_ERR_CONTEXT_FULL
+                    if st ~= C.LLM_OK and not full then
+                        done = "error"
+                        return false, msg, st
+                    end
+                end
+            end
+            count = count + 1
+            if full then done = "context_full" end
+            return text, token
+        end
+        return run
+    end
+
+    -- result = session:generate(prompt, opts) with opts temperature, top_p,
+    -- top_k, min_p, repeat_penalty, repeat_last_n, seed (libllm's defaults
+    -- when absent), max_tokens (0 = no limit), stop_at_eos (true), and
+    -- on_piece = function(text, token) ... end (return false to stop).
+    -- result = {text = ..., tokens = {...}, stop = "eos" | "max_tokens" |
+    -- "context_full" | "callback"}.
+    function Session:generate(prompt, opts)
+        opts = check_options(opts, GENERATE_OPTIONS, "generate")
+        local run, msg, st = start(self, prompt, opts)
+        if not run then return nil, msg, st end
+        local pieces, tokens = {}, {}
+        local result = { tokens = tokens }
+        while true do
+            local text, token, status = run.next()
+            if text == false then return nil, token, status end
+            if text == nil then
+                result.stop = token
+                break
+            end
+            pieces[#pieces + 1] = text
+            tokens[#tokens + 1] = token
+            if opts.on_piece and opts.on_piece(text, token) == false then
+                result.stop = "callback"
+                break
+            end
+        end
+        result.text = table.concat(pieces)
+        return result
+    end
+
+    -- for text, token in session:stream(prompt, opts) do ... end
+    -- Same options as generate (without on_piece); failures raise an
+    -- llm error object.
+    function Session:stream(prompt, opts)
+        opts = check_options(opts, GENERATE_OPTIONS, "stream")
+        local run, msg, st = start(self, prompt, opts)
+        if not run then raise(msg, st) end
+        return function()
+            local text, token, status = run.next()
+            if text == false then raise(token, status) end
+            if text == nil then return nil end
+            return text, token
+        end
+    end
+
+    function llm.status_string(status) return B.status_str(status) end
+
+    return llm
+end

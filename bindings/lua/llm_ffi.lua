@@ -1,0 +1,145 @@
+-- llm_ffi.lua — libllm for LuaJIT through its FFI: no C module to build.
+--
+--   local llm = require("llm_ffi")   -- the same API as require("llm")
+--
+-- The declarations come from llm_h.lua (generated from llm.h). The library is
+-- $LLM_LIBRARY if set, else libllm.so.1 / llm.dll / libllm.1.dylib from the
+-- system's search path. Native objects are also freed by ffi.gc when
+-- collected; a context's finalizer keeps its model alive until it has run.
+local ffi = require("ffi")
+local header = require("llm_h")
+
+ffi.cdef(header.cdef)
+local default_name = ({ Windows = "llm", OSX = "libllm.1.dylib" })[ffi.os] or "libllm.so.1"
+local lib = ffi.load(os.getenv("LLM_LIBRARY") or default_name)
+
+local C = header.constants
+local B = { const = C }
+
+-- status, message: llm_last_error() is read right after the failing call,
+-- on the thread that made it.
+local function result(status)
+    if status ~= C.LLM_OK then return status, ffi.string(lib.llm_last_error()) end
+    return status, nil
+end
+
+local function ids_array(ids)
+    local n = #ids
+    local array = ffi.new("llm_token[?]", n)
+    for i = 1, n do
+        local id = ids[i]
+        if type(id) ~= "number" or id % 1 ~= 0 then error("token ids must be integers", 4) end
+        array[i - 1] = id
+    end
+    return array, n
+end
+
+-- One scratch buffer per element type, grown on demand.
+local scratch = {}
+local function buffer(ctype, cap)
+    local b = scratch[ctype]
+    if not b or b.cap < cap then
+        b = { cap = cap, data = ffi.new(ctype .. "[?]", math.max(cap, 1)) }
+        scratch[ctype] = b
+    end
+    return cap > 0 and b.data or nil
+end
+local n_out = ffi.new("size_t[1]")
+
+local function owned(handle, free) return ffi.gc(handle, free) end
+local function release(handle, free)
+    ffi.gc(handle, nil)
+    free(handle)
+end
+
+function B.version() return ffi.string(lib.llm_version()) end
+function B.status_str(status) return ffi.string(lib.llm_status_str(status)) end
+
+function B.model_load(path, opts)
+    local params = ffi.new("llm_model_params[1]", lib.llm_model_default_params())
+    params[0].tokenizer_path = opts.tokenizer_path -- anchored by opts during the call
+    params[0].weight_type = opts.weight_type
+    params[0].use_mmap = opts.use_mmap
+    local out = ffi.new("llm_model *[1]")
+    local status, message = result(lib.llm_model_load(path, params, out))
+    if status ~= C.LLM_OK then return status, message, nil end
+    return status, nil, owned(out[0], lib.llm_model_free)
+end
+
+function B.model_free(model) release(model, lib.llm_model_free) end
+
+function B.model_get(getter, model)
+    local value = lib[getter](model)
+    if type(value) ~= "cdata" then return value end
+    if ffi.istype("const char *", value) then return ffi.string(value) end
+    return tonumber(value) -- int64_t
+end
+
+function B.token_is_eog(model, token) return lib.llm_token_is_eog(model, token) ~= 0 end
+
+function B.tokenize(model, text, flags, cap)
+    local buf = buffer("llm_token", cap)
+    local status, message = result(lib.llm_tokenize(model, text, #text, flags, buf, cap, n_out))
+    local n = tonumber(n_out[0])
+    local ids = {}
+    if n <= cap then
+        for i = 1, n do ids[i] = buf[i - 1] end
+    end
+    return status, message, ids, n
+end
+
+function B.detokenize(model, ids, flags, cap)
+    local array, count = ids_array(ids)
+    local buf = buffer("char", cap)
+    local status, message = result(lib.llm_detokenize(model, array, count, flags, buf, cap, n_out))
+    local n = tonumber(n_out[0])
+    return status, message, n <= cap and n > 0 and ffi.string(buf, n) or "", n
+end
+
+function B.context_new(model, n_ctx, n_threads)
+    local params = ffi.new("llm_context_params[1]", lib.llm_context_default_params())
+    params[0].n_ctx = n_ctx
+    params[0].n_threads = n_threads
+    local out = ffi.new("llm_context *[1]")
+    local status, message = result(lib.llm_context_new(model, params, out))
+    if status ~= C.LLM_OK then return status, message, nil end
+    return status, nil, owned(out[0], function(ctx)
+        lib.llm_context_free(ctx)
+        return model -- referenced here, so the model is collected after ctx
+    end)
+end
+
+function B.context_free(ctx) release(ctx, lib.llm_context_free) end
+B.context_reset = lib.llm_context_reset
+B.context_cancel = lib.llm_context_cancel
+B.context_position = lib.llm_context_position
+function B.context_step_max_bytes(ctx) return tonumber(lib.llm_context_step_max_bytes(ctx)) end
+
+function B.forward(ctx, ids)
+    local array, count = ids_array(ids)
+    return result(lib.llm_forward(ctx, array, count))
+end
+
+local token_out, eog_out = ffi.new("llm_token[1]"), ffi.new("int32_t[1]")
+
+function B.step(ctx, sampler, cap)
+    local buf = buffer("char", cap)
+    local status, message = result(lib.llm_context_step(ctx, sampler, token_out, eog_out, buf, cap, n_out))
+    local n = tonumber(n_out[0])
+    return status, message, token_out[0], eog_out[0], n <= cap and n > 0 and ffi.string(buf, n) or "", n
+end
+
+B.sampler_default_params = lib.llm_sampler_default_params
+
+function B.sampler_new(values)
+    local params = ffi.new("llm_sampler_params[1]", lib.llm_sampler_default_params())
+    for key, value in pairs(values) do params[0][key] = value end
+    local out = ffi.new("llm_sampler *[1]")
+    local status, message = result(lib.llm_sampler_new(params, out))
+    if status ~= C.LLM_OK then return status, message, nil end
+    return status, nil, owned(out[0], lib.llm_sampler_free)
+end
+
+function B.sampler_free(sampler) release(sampler, lib.llm_sampler_free) end
+
+return require("llm_api")(B)

@@ -1,0 +1,197 @@
+-- Runs against require("llm") (the SWIG module) under Lua 5.4 and against
+-- require("llm_ffi") under LuaJIT:
+--   busted --lua=lua5.4 spec     busted --lua=luajit spec
+-- LLM_SHARED_DIR points at the test models and goldens (set by CTest).
+local json = require("dkjson")
+local module = jit and "llm_ffi" or "llm"
+local llm = require(module)
+
+local shared = os.getenv("LLM_SHARED_DIR") or "../../../shared"
+local model_path = shared .. "/models/stories260K.bin"
+local tokenizer_path = shared .. "/models/tok512.bin"
+
+-- run.c's greedy output for one prompt (shared/golden/llama2c)
+local function golden(name)
+    local f = assert(io.open(shared .. "/golden/llama2c/stories260K_" .. name .. ".json", "rb"))
+    local data = assert(json.decode(f:read("*a")))
+    f:close()
+    return data
+end
+
+local function slice(list, from, to)
+    local out = {}
+    for i = from, to do out[#out + 1] = list[i] end
+    return out
+end
+
+describe(module, function()
+    local g = golden("once_upon")
+    local model
+
+    local function session()
+        local s = assert(model:session())
+        finally(function() s:close() end)
+        return s
+    end
+
+    before_each(function() model = assert(llm.load(model_path, { tokenizer = tokenizer_path })) end)
+    after_each(function() model:close() end)
+
+    it("has enough golden ids", function()
+        assert.is_true(#g.generated_token_ids >= 64)
+    end)
+
+    it("describes the model", function()
+        local info = model:info()
+        assert.is_true(info.n_params > 0 and info.weight_bytes > 0)
+        info.n_params, info.weight_bytes = nil, nil
+        assert.are.same({ arch = "llama", n_vocab = 512, n_ctx_train = 512, n_embd = 64, n_layer = 5,
+                          n_head = 8, n_head_kv = 4, weight_type = llm.weights.F32, bos = 1, eos = 2 }, info)
+        assert.are.equal(512, model:vocab_size())
+        assert.is_true(model:is_eog(1))
+        assert.is_false(model:is_eog(403))
+    end)
+
+    it("tokenizes and detokenizes round trip", function()
+        assert.are.same(g.prompt_token_ids, model:tokenize(g.prompt))
+        assert.are.same(slice(g.prompt_token_ids, 2, #g.prompt_token_ids),
+                        model:tokenize(g.prompt, { add_special = false }))
+        for _, text in ipairs({ g.prompt, 'Lily saw a big, red ball.\nShe said: "Hi!"', "", "héllo ✓" }) do
+            assert.are.equal(text, model:detokenize(model:tokenize(text)))
+        end
+    end)
+
+    it("generates the golden greedy tokens and text", function()
+        local s = session()
+        local r = assert(s:generate(g.prompt, { temperature = 0, max_tokens = #g.generated_token_ids }))
+        assert.are.same(g.generated_token_ids, r.tokens)
+        assert.are.equal(g.text, g.prompt .. r.text .. "\n")
+        assert.are.equal("max_tokens", r.stop)
+        assert.are.equal(#g.prompt_token_ids + #g.generated_token_ids, s:position())
+    end)
+
+    it("stops at the end of generation, or feeds it back", function()
+        local p = golden("pigs_punct") -- run.c stopped at a sampled BOS
+        local s = session()
+        local r = assert(s:generate(p.prompt, { temperature = 0 }))
+        assert.are.same(p.generated_token_ids, r.tokens)
+        assert.are.equal("eos", r.stop)
+        assert.are.equal(p.text, p.prompt .. r.text .. "\n")
+        s:reset()
+        local n = #p.generated_token_ids
+        r = assert(s:generate(p.prompt, { temperature = 0, stop_at_eos = false, max_tokens = n + 3 }))
+        assert.are.equal(n + 3, #r.tokens)
+        assert.are.equal(1, r.tokens[n + 1])
+        assert.are.same(p.generated_token_ids, slice(r.tokens, 1, n))
+    end)
+
+    it("streams pieces with an iterator and a callback", function()
+        local s = session()
+        local texts, ids = {}, {}
+        for text, token in s:stream(g.prompt, { temperature = 0, max_tokens = 10 }) do
+            texts[#texts + 1], ids[#ids + 1] = text, token
+        end
+        assert.are.same(slice(g.generated_token_ids, 1, 10), ids)
+        assert.are.equal(g.prompt .. table.concat(texts), g.text:sub(1, #g.prompt + #table.concat(texts)))
+
+        s:reset()
+        local seen = {}
+        local r = assert(s:generate(g.prompt, { temperature = 0, on_piece = function(text)
+            seen[#seen + 1] = text
+            return #seen < 7
+        end }))
+        assert.are.equal("callback", r.stop)
+        assert.are.equal(7, #r.tokens)
+        assert.are.equal(table.concat(seen), r.text)
+    end)
+
+    it("returns nil, message, status for a missing file", function()
+        local path = os.tmpname() .. "-missing.bin"
+        local m, message, status = llm.load(path)
+        assert.is_nil(m)
+        assert.are.equal(llm.status.NOT_FOUND, status)
+        assert.are.equal(-2, status)
+        assert.is_truthy(message:find(path, 1, true))
+    end)
+
+    it("gives identical greedy results in two sessions", function()
+        local a, b = session(), session()
+        local ra = assert(a:generate(g.prompt, { temperature = 0, max_tokens = 40 }))
+        local rb = assert(b:generate(g.prompt, { temperature = 0, max_tokens = 40 }))
+        assert.are.same(ra, rb)
+        assert.are.same(slice(g.generated_token_ids, 1, 40), ra.tokens)
+    end)
+
+    it("repeats a seeded sample after reset", function()
+        local s = session()
+        local opts = { temperature = 1, top_p = 0.9, seed = 42, max_tokens = 30 }
+        local first = assert(s:generate(g.prompt, opts))
+        s:reset()
+        assert.are.equal(0, s:position())
+        assert.are.same(first, assert(s:generate(g.prompt, opts)))
+    end)
+
+    it("reports bad arguments", function()
+        local s = session()
+        local r, message, status = s:generate("x", { top_p = 2 })
+        assert.is_nil(r)
+        assert.are.equal(llm.status.INVALID_ARGUMENT, status)
+        assert.is_truthy(message:find("top_p"))
+        r, message, status = model:detokenize({ 1, 9999 })
+        assert.are.equal(llm.status.TOKEN_OUT_OF_RANGE, status)
+        assert.has_error(function() s:generate("x", { temprature = 0 }) end)
+        assert.has_error(function() model:detokenize({ 1, 2.5 }) end)
+        s:cancel() -- consumed by the next call
+        r, message, status = s:generate("Once")
+        assert.are.equal(llm.status.CANCELLED, status)
+        local ok, err = pcall(function()
+            for _ in s:stream("Once", { max_tokens = -1 }) do end
+        end)
+        assert.is_false(ok)
+        assert.are.equal(llm.status.INVALID_ARGUMENT, err.status)
+        assert.are.equal(3, #assert(s:generate("Once", { temperature = 0, max_tokens = 3 })).tokens)
+    end)
+
+    it("survives closing twice and use after close", function()
+        local s = assert(model:session())
+        model:close()
+        model:close()
+        -- the open session keeps the native model alive
+        local r = assert(s:generate(g.prompt, { temperature = 0, max_tokens = 5 }))
+        assert.are.same(slice(g.generated_token_ids, 1, 5), r.tokens)
+        assert.has_error(function() model:tokenize("x") end, "attempt to use a closed llm model")
+        assert.has_error(function() model:session() end)
+        s:close()
+        s:close()
+        assert.is_nil(s.handle)
+        assert.is_nil(model.handle)
+        assert.has_error(function() s:generate("x") end, "attempt to use a closed llm session")
+        assert.has_error(function() s:reset() end)
+        s:cancel()
+        assert.are.equal(512, model:vocab_size()) -- metadata stays readable
+    end)
+
+    it("frees forgotten objects when collected", function()
+        for _ = 1, 3 do
+            local m = assert(llm.load(model_path, { tokenizer = tokenizer_path }))
+            local s = assert(m:session())
+            assert.are.equal(3, #assert(s:generate("Once", { temperature = 0, max_tokens = 3 })).tokens)
+        end
+        collectgarbage("collect")
+        collectgarbage("collect")
+    end)
+
+    if not jit then
+        it("closes to-be-closed variables (Lua 5.4)", function()
+            local chunk = assert(load([[
+                local llm, path, tok = ...
+                local m <close> = assert(llm.load(path, { tokenizer = tok }))
+                local s <close> = assert(m:session())
+                return m, s
+            ]]))
+            local m, s = chunk(llm, model_path, tokenizer_path)
+            assert.is_nil(s.handle)
+            assert.is_nil(m.handle)
+        end)
+    end
+end)
