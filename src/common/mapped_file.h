@@ -31,6 +31,7 @@ class MappedFile {
     std::vector<uint8_t> buffer_;
 };
 
+// Defined per OS in os_file_posix.cpp / os_file_windows.cpp.
 bool path_is_directory(const std::string &path);
 bool path_exists(const std::string &path);
 std::string path_join(const std::string &dir, const std::string &name);
