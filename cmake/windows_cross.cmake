@@ -1,0 +1,27 @@
+# windows-cross: cross-compiles llm.dll, its import library and the C example
+# for Windows with Debian's mingw-w64 (cmake/toolchains/mingw-w64.cmake),
+# installs them, builds tests/consumer against that prefix, and runs both
+# programs under wine64 (tests/packaging/windows_cross.cmake). It takes a few
+# minutes; -DLLM_TEST_WINDOWS=OFF skips it.
+find_program(LLM_MINGW_CXX x86_64-w64-mingw32-g++-posix)
+find_program(LLM_WINE64 wine64 PATHS /usr/lib/wine)
+set(_llm_windows_default OFF)
+if(LLM_MINGW_CXX AND LLM_WINE64)
+  set(_llm_windows_default ON)
+endif()
+option(LLM_TEST_WINDOWS "Cross-compile for Windows (mingw-w64) and run the C programs under wine"
+       ${_llm_windows_default})
+
+if(LLM_TEST_WINDOWS AND CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+  add_test(
+    NAME windows-cross
+    COMMAND
+      ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
+      -DWORK=${CMAKE_CURRENT_BINARY_DIR}/windows-cross -DWINE=${LLM_WINE64}
+      -DSYMBOLS=${CMAKE_CURRENT_SOURCE_DIR}/abi/libllm.symbols
+      -DMODEL=${LLM_SHARED_DIR}/models/stories260K.bin
+      -DTOKENIZER=${LLM_SHARED_DIR}/models/tok512.bin
+      -DGOLDEN=${LLM_SHARED_DIR}/golden/llama2c/stories260K_once_upon.json -P
+      ${CMAKE_CURRENT_SOURCE_DIR}/tests/packaging/windows_cross.cmake)
+  set_tests_properties(windows-cross PROPERTIES TIMEOUT 1800)
+endif()
