@@ -29,11 +29,9 @@ if(NOT BUILD_SHARED_LIBS)
   target_link_libraries(llm INTERFACE ${LLM_CXX_RUNTIME_LIBS})
 endif()
 
-# Installed tools find libllm beside them, wherever the prefix goes.
-if(LLM_BUILD_TOOLS
-   AND UNIX
-   AND NOT APPLE)
-  file(RELATIVE_PATH _llm_bin_to_lib "/${CMAKE_INSTALL_BINDIR}" "/${CMAKE_INSTALL_LIBDIR}")
+# The command-line tools (every program of tools/), for the install checks too.
+set(LLM_TOOL_TARGETS "")
+if(LLM_BUILD_TOOLS)
   get_property(
     _llm_tools
     DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/tools
@@ -41,8 +39,16 @@ if(LLM_BUILD_TOOLS
   foreach(_tool IN LISTS _llm_tools)
     get_target_property(_type ${_tool} TYPE)
     if(_type STREQUAL "EXECUTABLE")
-      set_target_properties(${_tool} PROPERTIES INSTALL_RPATH "$ORIGIN/${_llm_bin_to_lib}")
+      list(APPEND LLM_TOOL_TARGETS ${_tool})
     endif()
+  endforeach()
+endif()
+
+# Installed tools find libllm beside them, wherever the prefix goes.
+if(UNIX AND NOT APPLE)
+  file(RELATIVE_PATH _llm_bin_to_lib "/${CMAKE_INSTALL_BINDIR}" "/${CMAKE_INSTALL_LIBDIR}")
+  foreach(_tool IN LISTS LLM_TOOL_TARGETS)
+    set_target_properties(${_tool} PROPERTIES INSTALL_RPATH "$ORIGIN/${_llm_bin_to_lib}")
   endforeach()
 endif()
 

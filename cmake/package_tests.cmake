@@ -36,20 +36,6 @@ set(_llm_consumer_configure
     -G ${CMAKE_GENERATOR} -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
     -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER} "-DCMAKE_C_FLAGS=${_llm_consumer_flags_string}")
 
-set(_llm_tools "")
-if(LLM_BUILD_TOOLS)
-  get_property(
-    _llm_tool_targets
-    DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/tools
-    PROPERTY BUILDSYSTEM_TARGETS)
-  foreach(_tool IN LISTS _llm_tool_targets)
-    get_target_property(_type ${_tool} TYPE)
-    if(_type STREQUAL "EXECUTABLE")
-      list(APPEND _llm_tools ${_tool})
-    endif()
-  endforeach()
-endif()
-
 set(_llm_vcpkg_features core)
 if(LLM_BUILD_TOOLS)
   list(APPEND _llm_vcpkg_features tools)
@@ -102,8 +88,8 @@ foreach(kind shared static)
       ${CMAKE_COMMAND} -DPREFIX=${prefix} -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
       -DVERSION=${PROJECT_VERSION} -DSHARED=${shared} -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
       -DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR} -DBINDIR=${CMAKE_INSTALL_BINDIR}
-      -DPACKAGE_DIR=${LLM_CMAKE_PACKAGE_DIR} "-DTOOLS=${_llm_tools}" -DPKG_CONFIG=${LLM_PKG_CONFIG}
-      ${_llm_story} -P ${_llm_scripts}/check_layout.cmake)
+      -DPACKAGE_DIR=${LLM_CMAKE_PACKAGE_DIR} "-DTOOLS=${LLM_TOOL_TARGETS}"
+      -DPKG_CONFIG=${LLM_PKG_CONFIG} ${_llm_story} -P ${_llm_scripts}/check_layout.cmake)
 
   add_test(
     NAME package.consumer-cmake-${kind}

@@ -7,12 +7,6 @@
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 set(problems "")
-# expect(<problem> <condition...>): records <problem> unless the condition holds.
-macro(expect problem)
-  if(NOT (${ARGN}))
-    string(APPEND problems "  ${problem}\n")
-  endif()
-endmacro()
 function(link_target path out)
   file(READ_SYMLINK ${path} target)
   set(${out}
@@ -28,16 +22,16 @@ file(SHA256 ${SOURCE_DIR}/include/llm.h source_header)
 if(EXISTS ${PREFIX}/${INCLUDEDIR}/llm.h)
   file(SHA256 ${PREFIX}/${INCLUDEDIR}/llm.h installed_header)
 endif()
-expect("${INCLUDEDIR}/llm.h is missing or differs from include/llm.h" installed_header STREQUAL
-       source_header)
+llm_expect("${INCLUDEDIR}/llm.h is missing or differs from include/llm.h" installed_header STREQUAL
+           source_header)
 file(
   GLOB headers
   RELATIVE ${PREFIX}/${INCLUDEDIR}
   ${PREFIX}/${INCLUDEDIR}/*)
-expect("llm.h must be the only public header; found: ${headers}" headers STREQUAL "llm.h")
+llm_expect("llm.h must be the only public header; found: ${headers}" headers STREQUAL "llm.h")
 
 if(SHARED)
-  expect(
+  llm_expect(
     "${LIBDIR}/libllm.so.${VERSION} is missing"
     EXISTS
     ${lib}/libllm.so.${VERSION}
@@ -48,23 +42,23 @@ if(SHARED)
   if(IS_SYMLINK ${lib}/libllm.so.${major})
     link_target(${lib}/libllm.so.${major} soname_target)
   endif()
-  expect("${LIBDIR}/libllm.so.${major} must link to libllm.so.${VERSION}" soname_target STREQUAL
-         "libllm.so.${VERSION}")
+  llm_expect("${LIBDIR}/libllm.so.${major} must link to libllm.so.${VERSION}" soname_target
+             STREQUAL "libllm.so.${VERSION}")
   if(IS_SYMLINK ${lib}/libllm.so)
     link_target(${lib}/libllm.so dev_target)
   endif()
-  expect("${LIBDIR}/libllm.so must link to libllm.so.${major}" dev_target STREQUAL
-         "libllm.so.${major}")
-  expect("a shared build installed libllm.a" NOT EXISTS ${lib}/libllm.a)
+  llm_expect("${LIBDIR}/libllm.so must link to libllm.so.${major}" dev_target STREQUAL
+             "libllm.so.${major}")
+  llm_expect("a shared build installed libllm.a" NOT EXISTS ${lib}/libllm.a)
 else()
-  expect("${LIBDIR}/libllm.a is missing" EXISTS ${lib}/libllm.a)
+  llm_expect("${LIBDIR}/libllm.a is missing" EXISTS ${lib}/libllm.a)
   file(GLOB shared_objects ${lib}/libllm.so*)
-  expect("a static build installed ${shared_objects}" NOT shared_objects)
+  llm_expect("a static build installed ${shared_objects}" NOT shared_objects)
 endif()
 
 # ---- CMake package -------------------------------------------------------------
 foreach(f llmConfig.cmake llmConfigVersion.cmake llmTargets.cmake)
-  expect("${PACKAGE_DIR}/${f} is missing" EXISTS ${PREFIX}/${PACKAGE_DIR}/${f})
+  llm_expect("${PACKAGE_DIR}/${f} is missing" EXISTS ${PREFIX}/${PACKAGE_DIR}/${f})
 endforeach()
 # SameMajorVersion: any 1.x request accepts 1.y.z with y.z >= x, no other major.
 function(version_check wanted out)
@@ -83,9 +77,9 @@ if(EXISTS ${PREFIX}/${PACKAGE_DIR}/llmConfigVersion.cmake)
   version_check(${major}.0 same_major)
   version_check(${next_major}.0 next)
   version_check(${previous_major}.0 previous)
-  expect("llmConfigVersion.cmake rejects a request for ${major}.0" same_major)
-  expect("llmConfigVersion.cmake accepts a request for ${next_major}.0" NOT next)
-  expect("llmConfigVersion.cmake accepts a request for ${previous_major}.0" NOT previous)
+  llm_expect("llmConfigVersion.cmake rejects a request for ${major}.0" same_major)
+  llm_expect("llmConfigVersion.cmake accepts a request for ${next_major}.0" NOT next)
+  llm_expect("llmConfigVersion.cmake accepts a request for ${previous_major}.0" NOT previous)
 endif()
 
 # ---- pkg-config ----------------------------------------------------------------
@@ -101,21 +95,21 @@ function(pkg_config out)
       PARENT_SCOPE)
 endfunction()
 pkg_config(modversion --modversion)
-expect("pkg-config --modversion llm gives '${modversion}'" modversion STREQUAL VERSION)
+llm_expect("pkg-config --modversion llm gives '${modversion}'" modversion STREQUAL VERSION)
 # The moved tree must be found where it is now.
 pkg_config(includedir --variable=includedir)
 get_filename_component(includedir "${includedir}" REALPATH)
 get_filename_component(real_include "${PREFIX}/${INCLUDEDIR}" REALPATH)
-expect("llm.pc's includedir '${includedir}' is not the moved prefix's ${real_include}" includedir
-       STREQUAL real_include)
+llm_expect("llm.pc's includedir '${includedir}' is not the moved prefix's ${real_include}"
+           includedir STREQUAL real_include)
 pkg_config(cflags --cflags)
 pkg_config(static_libs --static --libs)
 if(SHARED)
-  expect("shared llm.pc must not define LLM_STATIC: ${cflags}" NOT cflags MATCHES LLM_STATIC)
+  llm_expect("shared llm.pc must not define LLM_STATIC: ${cflags}" NOT cflags MATCHES LLM_STATIC)
 else()
-  expect("static llm.pc must define LLM_STATIC: ${cflags}" cflags MATCHES "-DLLM_STATIC")
+  llm_expect("static llm.pc must define LLM_STATIC: ${cflags}" cflags MATCHES "-DLLM_STATIC")
 endif()
-expect(
+llm_expect(
   "pkg-config --static --libs llm lacks -lllm or the C++ runtime: ${static_libs}"
   static_libs
   MATCHES
@@ -127,12 +121,10 @@ expect(
 
 # ---- tools ---------------------------------------------------------------------
 foreach(tool IN LISTS TOOLS)
-  expect("${BINDIR}/${tool} is missing" EXISTS ${PREFIX}/${BINDIR}/${tool})
+  llm_expect("${BINDIR}/${tool} is missing" EXISTS ${PREFIX}/${BINDIR}/${tool})
 endforeach()
 
-if(problems)
-  message(FATAL_ERROR "The installed tree ${PREFIX} is wrong:\n${problems}")
-endif()
+llm_report_problems("The installed tree ${PREFIX} is wrong")
 
 # llm-run from the moved prefix, with no library path set: it must find its
 # libllm by itself and reproduce llama2.c's run.c byte for byte.

@@ -54,23 +54,6 @@ function(llm_expect_story output golden_json min_generated_bytes)
   message(STATUS "output matches the golden story (${generated} bytes generated)")
 endfunction()
 
-# llm_unicode_model_copy(<dir> <model> <tokenizer> <out_model> <out_tokenizer>):
-# copies the model files into a folder whose name is not ASCII, so a run also
-# proves that UTF-8 paths reach the file system intact.
-function(llm_unicode_model_copy dir model tokenizer out_model out_tokenizer)
-  set(folder "${dir}/modèle-模型")
-  file(MAKE_DIRECTORY "${folder}")
-  file(COPY ${model} ${tokenizer} DESTINATION "${folder}")
-  get_filename_component(model_name ${model} NAME)
-  get_filename_component(tokenizer_name ${tokenizer} NAME)
-  set(${out_model}
-      "${folder}/${model_name}"
-      PARENT_SCOPE)
-  set(${out_tokenizer}
-      "${folder}/${tokenizer_name}"
-      PARENT_SCOPE)
-endfunction()
-
 # llm_golden_prompt(<golden.json> <out>): the prompt the golden story starts from.
 function(llm_golden_prompt golden_json out)
   file(READ ${golden_json} json)
@@ -84,3 +67,39 @@ endfunction()
 # text they must add to the prompt.
 set(LLM_STORY_TOKENS 64)
 set(LLM_STORY_MIN_BYTES 150)
+
+# llm_check_consumer_story(<work> <command...>): runs tests/consumer's program
+# (<command> = [emulator] program) on a copy of MODEL and TOKENIZER in a folder
+# of <work> whose name is not ASCII (UTF-8 paths must reach the file system
+# intact) and checks what it prints against GOLDEN.
+function(llm_check_consumer_story work)
+  set(folder "${work}/modèle-模型")
+  file(MAKE_DIRECTORY "${folder}")
+  file(COPY ${MODEL} ${TOKENIZER} DESTINATION "${folder}")
+  get_filename_component(model ${MODEL} NAME)
+  get_filename_component(tokenizer ${TOKENIZER} NAME)
+  llm_golden_prompt(${GOLDEN} prompt)
+  llm_run(
+    ${ARGN}
+    ${folder}/${model}
+    ${folder}/${tokenizer}
+    ${prompt}
+    ${LLM_STORY_TOKENS}
+    OUTPUT
+    out)
+  llm_expect_story("${out}" ${GOLDEN} ${LLM_STORY_MIN_BYTES})
+endfunction()
+
+# llm_expect(<problem> <condition...>): adds <problem> to the variable
+# `problems` unless the if() condition holds; llm_report_problems(<what>)
+# then fails with all of them at once.
+macro(llm_expect problem)
+  if(NOT (${ARGN}))
+    string(APPEND problems "  ${problem}\n")
+  endif()
+endmacro()
+function(llm_report_problems what)
+  if(problems)
+    message(FATAL_ERROR "${what}:\n${problems}")
+  endif()
+endfunction()

@@ -27,18 +27,7 @@ endif()
 list(GET program 0 program)
 
 if(GOLDEN)
-  llm_unicode_model_copy(${WORK} ${MODEL} ${TOKENIZER} model tokenizer)
-  llm_golden_prompt(${GOLDEN} prompt)
-  llm_run(
-    ${EMULATOR}
-    ${program}
-    ${model}
-    ${tokenizer}
-    ${prompt}
-    ${LLM_STORY_TOKENS}
-    OUTPUT
-    out)
-  llm_expect_story("${out}" ${GOLDEN} ${LLM_STORY_MIN_BYTES})
+  llm_check_consumer_story(${WORK} ${EMULATOR} ${program})
 else()
   llm_run(${EMULATOR} ${program} OUTPUT out)
   message(STATUS "${out}")

@@ -36,14 +36,4 @@ elseif(NOT STATIC AND NOT needed MATCHES "libllm[.]so[.][0-9]+")
 endif()
 
 set(ENV{LD_LIBRARY_PATH} ${PREFIX}/${LIBDIR})
-llm_unicode_model_copy(${WORK} ${MODEL} ${TOKENIZER} model tokenizer)
-llm_golden_prompt(${GOLDEN} prompt)
-llm_run(
-  ${WORK}/llm-consumer
-  ${model}
-  ${tokenizer}
-  ${prompt}
-  ${LLM_STORY_TOKENS}
-  OUTPUT
-  out)
-llm_expect_story("${out}" ${GOLDEN} ${LLM_STORY_MIN_BYTES})
+llm_check_consumer_story(${WORK} ${WORK}/llm-consumer)

@@ -99,7 +99,6 @@ llm_expect_story("${out}" ${GOLDEN} ${LLM_STORY_MIN_BYTES})
 # ---- 4. downstream projects found through the Windows CMake package --------------
 # tests/consumer reads a model from a non-ASCII folder (UTF-8 paths); Conan's
 # test_package checks that a missing file is reported as LLM_ERR_NOT_FOUND.
-llm_unicode_model_copy(${WORK} ${MODEL} ${TOKENIZER} model tokenizer)
 set(ENV{WINEPATH} ${prefix}/bin) # where Windows looks for llm.dll
 foreach(project tests/consumer packaging/conan/test_package)
   get_filename_component(name ${project} NAME)
@@ -120,16 +119,7 @@ foreach(project tests/consumer packaging/conan/test_package)
     -Dllm_DIR=${prefix}/lib/cmake/llm)
   llm_run(${CMAKE_COMMAND} --build ${consumer})
 endforeach()
-llm_run(
-  ${WINE}
-  ${WORK}/consumer/llm-consumer.exe
-  ${model}
-  ${tokenizer}
-  ${prompt}
-  ${LLM_STORY_TOKENS}
-  OUTPUT
-  out)
-llm_expect_story("${out}" ${GOLDEN} ${LLM_STORY_MIN_BYTES})
+llm_check_consumer_story(${WORK} ${WINE} ${WORK}/consumer/llm-consumer.exe)
 llm_run(${WINE} ${WORK}/test_package/test_package.exe OUTPUT out)
 message(STATUS "${out}")
 
