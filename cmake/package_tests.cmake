@@ -9,6 +9,10 @@
 #   package.conan-recipe             packaging/conan/conanfile.py with a stand-in conan
 # <kind> is shared and static: this build gives one, a sub-build (library and
 # tools only) the other.
+option(LLM_PACKAGING_TESTS "Test the installed package, the recipes and the Windows build" ON)
+if(NOT LLM_PACKAGING_TESTS)
+  return()
+endif()
 if(CMAKE_VERSION VERSION_LESS 3.19)
   message(STATUS "Packaging tests skipped: they need CMake 3.19 (string(JSON))")
   return()
@@ -71,6 +75,7 @@ foreach(kind shared static)
         -DBUILD_SHARED_LIBS=${shared}
         -DLLM_BUILD_TESTS=OFF
         -DLLM_BUILD_EXAMPLES=OFF
+        -DLLM_BUILD_BINDINGS=OFF
         -DLLM_BUILD_TOOLS=${LLM_BUILD_TOOLS}
         -DLLM_SANITIZE=${LLM_SANITIZE})
     # One -DCONFIGURE_ARGS=a;b;c argument, even inside the install_args list.

@@ -2,7 +2,7 @@
 # for Windows with Debian's mingw-w64 (cmake/toolchains/mingw-w64.cmake),
 # installs them, builds tests/consumer against that prefix, and runs both
 # programs under wine64 (tests/packaging/windows_cross.cmake). It takes a few
-# minutes; -DLLM_TEST_WINDOWS=OFF skips it.
+# minutes; -DLLM_TEST_WINDOWS=OFF (or -DLLM_PACKAGING_TESTS=OFF) skips it.
 find_program(LLM_MINGW_CXX x86_64-w64-mingw32-g++-posix)
 find_program(LLM_WINE64 wine64 PATHS /usr/lib/wine)
 set(_llm_windows_default OFF)
@@ -12,7 +12,9 @@ endif()
 option(LLM_TEST_WINDOWS "Cross-compile for Windows (mingw-w64) and run the C programs under wine"
        ${_llm_windows_default})
 
-if(LLM_TEST_WINDOWS AND CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+if(LLM_TEST_WINDOWS
+   AND LLM_PACKAGING_TESTS
+   AND CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
   add_test(
     NAME windows-cross
     COMMAND

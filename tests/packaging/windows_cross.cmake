@@ -31,6 +31,7 @@ llm_run(
   -DLLM_BUILD_TESTS=OFF
   -DLLM_BUILD_TOOLS=OFF
   -DLLM_BUILD_EXAMPLES=ON
+  -DLLM_BUILD_BINDINGS=OFF
   -DCMAKE_RUNTIME_OUTPUT_DIRECTORY=${build}/bin)
 llm_run(${CMAKE_COMMAND} --build ${build} --parallel 2)
 file(REMOVE_RECURSE ${prefix})
