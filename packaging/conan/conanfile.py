@@ -30,7 +30,8 @@ class LibllmConan(ConanFile):
 
     # What the CMake build needs from the libllm tree, relative to its root
     # (this recipe lives in packaging/conan/).
-    _sources = ("CMakeLists.txt", "LICENSE", "cmake/*", "include/*", "src/*", "tools/*")
+    _sources = ("CMakeLists.txt", "LICENSE", "cmake/*", "include/*", "src/*", "tools/*",
+                "bindings/CMakeLists.txt")
 
     def export_sources(self):
         root = os.path.join(self.recipe_folder, os.pardir, os.pardir)

@@ -28,7 +28,13 @@ vcpkg_cmake_config_fixup(PACKAGE_NAME llm CONFIG_PATH lib/cmake/llm)
 vcpkg_fixup_pkgconfig()
 
 if("tools" IN_LIST FEATURES)
-  vcpkg_copy_tools(TOOL_NAMES llm-run llm-tokenize AUTO_CLEAN)
+  # Every installed llm-* program: llm-run, llm-tokenize, llm-bench.
+  file(
+    GLOB tools
+    RELATIVE "${CURRENT_PACKAGES_DIR}/bin"
+    "${CURRENT_PACKAGES_DIR}/bin/llm-*")
+  list(TRANSFORM tools REPLACE "[.]exe$" "")
+  vcpkg_copy_tools(TOOL_NAMES ${tools} AUTO_CLEAN)
 endif()
 
 if(VCPKG_LIBRARY_LINKAGE STREQUAL "static")

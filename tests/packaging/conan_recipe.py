@@ -169,10 +169,15 @@ def instance(recipe, os_name="Linux", libcxx="libstdc++11", **options):
 
 
 def declared_cmake_options():
+    """Options declared in cmake/*.cmake and any CMakeLists.txt outside build trees."""
     names = {"BUILD_SHARED_LIBS"}
-    files = [os.path.join(SOURCE_DIR, "CMakeLists.txt")]
-    cmake_dir = os.path.join(SOURCE_DIR, "cmake")
-    files += [os.path.join(cmake_dir, f) for f in os.listdir(cmake_dir) if f.endswith(".cmake")]
+    files = []
+    for folder, subfolders, names_here in os.walk(SOURCE_DIR):
+        subfolders[:] = [d for d in subfolders
+                         if not d.startswith((".", "build")) and d != "node_modules"]
+        in_cmake = os.path.relpath(folder, SOURCE_DIR) == "cmake"
+        files += [os.path.join(folder, f) for f in names_here
+                  if f == "CMakeLists.txt" or (in_cmake and f.endswith(".cmake"))]
     for path in files:
         with open(path, encoding="utf-8") as f:
             names.update(re.findall(r"option\(\s*([A-Za-z0-9_]+)", f.read()))

@@ -33,7 +33,9 @@ function(expect_called call before)
 endfunction()
 
 # The CMake options a port passes must exist in libllm's CMake files.
-file(GLOB cmake_files ${SOURCE_DIR}/CMakeLists.txt ${SOURCE_DIR}/cmake/*.cmake)
+file(GLOB cmake_files ${SOURCE_DIR}/CMakeLists.txt ${SOURCE_DIR}/cmake/*.cmake
+     ${SOURCE_DIR}/*/CMakeLists.txt ${SOURCE_DIR}/*/*/CMakeLists.txt)
+list(FILTER cmake_files EXCLUDE REGEX "^${SOURCE_DIR}/build")
 set(declared BUILD_SHARED_LIBS)
 foreach(f IN LISTS cmake_files)
   file(STRINGS ${f} lines REGEX "option\\(")
@@ -168,8 +170,11 @@ endfunction()
 
 function(vcpkg_copy_tools)
   cmake_parse_arguments(arg "AUTO_CLEAN" "" "TOOL_NAMES" ${ARGN})
+  if(NOT arg_TOOL_NAMES)
+    fail("vcpkg_copy_tools without TOOL_NAMES")
+  endif()
   foreach(tool IN LISTS arg_TOOL_NAMES)
-    if(NOT EXISTS ${CURRENT_PACKAGES_DIR}/bin/${tool})
+    if(NOT tool OR NOT EXISTS ${CURRENT_PACKAGES_DIR}/bin/${tool})
       fail("vcpkg_copy_tools: the install has no bin/${tool}")
     endif()
     file(COPY ${CURRENT_PACKAGES_DIR}/bin/${tool} DESTINATION ${CURRENT_PACKAGES_DIR}/tools/${PORT})
