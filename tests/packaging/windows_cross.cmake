@@ -45,8 +45,9 @@ endforeach()
 
 # ---- 2. exports and imports -------------------------------------------------------
 llm_run(${objdump} -p ${prefix}/bin/llm.dll OUTPUT dll)
-string(REGEX MATCH "\\[Ordinal/Name Pointer\\] Table\n(.*)" _ "${dll}")
-string(REGEX MATCHALL "\\[ *[0-9]+\\] [A-Za-z0-9_]+" entries "${CMAKE_MATCH_1}")
+# The name table: "\t[   0] llm_chat_format" lines up to the next blank line.
+string(REGEX MATCH "\\[Ordinal/Name Pointer\\] Table\n([^\n]+\n)*" table "${dll}")
+string(REGEX MATCHALL "\\[ *[0-9]+\\] [A-Za-z0-9_]+" entries "${table}")
 set(exported "")
 foreach(entry IN LISTS entries)
   string(REGEX REPLACE "^\\[ *[0-9]+\\] " "" name "${entry}")
