@@ -56,6 +56,7 @@ class LibllmConan(ConanFile):
         tc = CMakeToolchain(self)  # BUILD_SHARED_LIBS and PIC follow the options
         tc.cache_variables["LLM_BUILD_TESTS"] = False
         tc.cache_variables["LLM_BUILD_EXAMPLES"] = False
+        tc.cache_variables["LLM_BUILD_BINDINGS"] = False
         tc.cache_variables["LLM_BUILD_TOOLS"] = bool(self.options.tools)
         tc.generate()
         CMakeDeps(self).generate()

@@ -21,8 +21,15 @@ endif()
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS FEATURES tools LLM_BUILD_TOOLS)
 
 # BUILD_SHARED_LIBS follows VCPKG_LIBRARY_LINKAGE.
-vcpkg_cmake_configure(SOURCE_PATH "${SOURCE_PATH}" OPTIONS ${FEATURE_OPTIONS} -DLLM_BUILD_TESTS=OFF
-                      -DLLM_BUILD_EXAMPLES=OFF)
+# cmake-format: off
+vcpkg_cmake_configure(
+  SOURCE_PATH "${SOURCE_PATH}"
+  OPTIONS
+    ${FEATURE_OPTIONS}
+    -DLLM_BUILD_TESTS=OFF
+    -DLLM_BUILD_EXAMPLES=OFF
+    -DLLM_BUILD_BINDINGS=OFF)
+# cmake-format: on
 vcpkg_cmake_install()
 vcpkg_cmake_config_fixup(PACKAGE_NAME llm CONFIG_PATH lib/cmake/llm)
 vcpkg_fixup_pkgconfig()
