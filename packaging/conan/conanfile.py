@@ -20,6 +20,7 @@ class LibllmConan(ConanFile):
     name = "libllm"
     version = "1.0.0"
     description = "Small, fast LLM inference engine behind a stable C ABI"
+    license = "MIT"
     topics = ("llm", "inference", "llama", "qwen", "transformer")
     homepage = "https://github.com/OWNER/libllm"
     url = "https://github.com/OWNER/libllm"

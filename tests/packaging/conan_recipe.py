@@ -193,6 +193,7 @@ def main():
     # Identity and the options Conan users expect.
     assert recipe.version == VERSION, f"conanfile.py version {recipe.version} != {VERSION}"
     assert recipe.package_type == "library"
+    assert recipe.license == "MIT", "conanfile.py license differs from LICENSE (MIT)"
     assert set(recipe.settings) == {"os", "arch", "compiler", "build_type"}, recipe.settings
     for option in ("shared", "fPIC"):
         assert recipe.options[option] == [True, False], f"option {option}: {recipe.options}"
@@ -272,7 +273,8 @@ def main():
     c = instance(recipe)
     c.export_sources()
     exported = c.export_sources_folder
-    assert os.path.isfile(os.path.join(exported, "CMakeLists.txt")), "CMakeLists.txt not exported"
+    for name in ("CMakeLists.txt", "LICENSE"):
+        assert os.path.isfile(os.path.join(exported, name)), f"{name} is not exported"
     c.generate()
     args = [CMAKE, "-S", exported, "-B", os.path.join(WORK, "build"), "-G", GENERATOR,
             "-DBUILD_SHARED_LIBS=OFF"]
@@ -281,8 +283,6 @@ def main():
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"the exported sources do not configure:\n{result.stdout}\n{result.stderr}")
-    if not os.path.isfile(os.path.join(exported, "LICENSE")):
-        print("warning: the project has no LICENSE file; the recipe packages none")
     print(f"conanfile.py {recipe.name}/{recipe.version}: recipe steps, package_info and "
           f"test_package ok; exported sources configure")
 
