@@ -1,0 +1,53 @@
+{
+  # The engine is compiled into the addon (LLM_STATIC): one .node file, no
+  # shared library to find at run time. scripts/engine.js says where the
+  # engine's sources are (the repository, or ./engine inside a package).
+  "variables": {
+    "engine_dir": "<!(node scripts/engine.js root)"
+  },
+  "target_defaults": {
+    "cflags!": ["-fno-exceptions"],
+    "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
+    "cflags": ["-fPIC", "-pthread"],
+    "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti"],
+    "xcode_settings": {
+      "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+      "GCC_ENABLE_CPP_RTTI": "YES",
+      "CLANG_CXX_LANGUAGE_STANDARD": "c++17"
+    },
+    "msvs_settings": {
+      "VCCLCompilerTool": {"ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17", "/utf-8"]}
+    }
+  },
+  "targets": [
+    {
+      "target_name": "llm_engine",
+      "type": "static_library",
+      "sources": ["<!@(node scripts/engine.js sources)"],
+      "include_dirs": ["<(engine_dir)/include", "<(engine_dir)/src"],
+      "defines": ["LLM_STATIC", "LLM_BUILDING"],
+      "direct_dependent_settings": {
+        "include_dirs": ["<(engine_dir)/include"],
+        "defines": ["LLM_STATIC"]
+      },
+      "link_settings": {"libraries": ["-pthread"]}
+    },
+    {
+      "target_name": "llm_node",
+      "sources": [
+        "src/addon.cc",
+        "src/args.cc",
+        "src/errors.cc",
+        "src/generation.cc",
+        "src/handles.cc",
+        "src/model_wrap.cc",
+        "src/session_wrap.cc",
+        "src/text_ops.cc"
+      ],
+      "dependencies": [
+        "llm_engine",
+        "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"
+      ]
+    }
+  ]
+}

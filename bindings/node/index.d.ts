@@ -1,0 +1,195 @@
+// Type definitions for libllm (Node.js bindings).
+
+/** Status codes of libllm (llm.h) by name: `Status.NOT_FOUND === -2`. */
+export declare const Status: Readonly<{
+  OK: 0;
+  INVALID_ARGUMENT: -1;
+  NOT_FOUND: -2;
+  IO: -3;
+  TRUNCATED: -4;
+  SIZE_MISMATCH: -5;
+  BAD_DIMENSIONS: -6;
+  FORMAT: -7;
+  TOKENIZER_MISMATCH: -8;
+  UNSUPPORTED: -9;
+  TOKEN_OUT_OF_RANGE: -10;
+  CONTEXT_FULL: -11;
+  BUFFER_TOO_SMALL: -12;
+  CANCELLED: -13;
+  OUT_OF_MEMORY: -14;
+  INTERNAL: -15;
+}>;
+
+export type StatusCode = (typeof Status)[keyof typeof Status];
+
+/** Version of the compiled-in libllm, e.g. "1.0.0". */
+export declare const version: string;
+
+/**
+ * Every error libllm reports. `code` is the llm_status number, `statusName`
+ * its name in llm.h ("LLM_ERR_NOT_FOUND"). An aborted generation rejects with
+ * code CANCELLED and name "AbortError" (cause: the signal's reason).
+ */
+export declare class LlmError extends Error {
+  readonly code: StatusCode;
+  readonly statusName: string;
+  private constructor();
+}
+
+/** In-memory type of the weight matrices. */
+export type WeightType = 'auto' | 'f32' | 'bf16' | 'f16' | 'q8_0';
+
+/** What `signal` accepts: an AbortSignal (or anything shaped like one). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export interface LoadOptions {
+  /** tokenizer.bin of a llama2.c checkpoint (default: "tokenizer.bin" beside the model). */
+  tokenizerPath?: string;
+  /** 'auto' (default) keeps the file's type; 'q8_0' quantizes at load. */
+  weightType?: WeightType;
+  /** Memory-map the file (default true) instead of reading it. */
+  mmap?: boolean;
+}
+
+export interface TokenizeOptions {
+  /** Add BOS/EOS as the model's tokenizer does (default true). */
+  addSpecial?: boolean;
+  /** Alias of addSpecial. */
+  addBos?: boolean;
+  /** Special tokens written in the text ("<|im_start|>") become their ids (default false). */
+  parseSpecial?: boolean;
+}
+
+export interface DetokenizeOptions {
+  /** Write special tokens' text instead of skipping them (default false). */
+  renderSpecial?: boolean;
+}
+
+export interface SessionOptions {
+  /** Positions the session holds (default 0 = the model's maximum). */
+  contextLength?: number;
+  /** Compute threads (default 0 = the physical cores). */
+  threads?: number;
+}
+
+export interface SamplingOptions {
+  /** 0 = greedy (argmax); default 1.0. */
+  temperature?: number;
+  /** Nucleus sampling; 1 = off; default 0.9. */
+  topP?: number;
+  /** 0 = off (default). */
+  topK?: number;
+  /** Drop tokens with p < minP * p_max; 0 = off (default). */
+  minP?: number;
+  /** > 1 discourages repeats; 1 = off (default). */
+  repeatPenalty?: number;
+  /** Window of recent tokens for the penalty (default 64). */
+  repeatLastN?: number;
+  /** RNG seed (default 0: a fixed constant, so runs repeat). */
+  seed?: number | bigint;
+}
+
+export interface GenerateOptions extends SamplingOptions {
+  /** Tokens to generate at most; 0 (default) = until end-of-generation or a full context. */
+  maxTokens?: number;
+  /** Stops the generation; it then rejects with an LlmError (code CANCELLED, name AbortError). */
+  signal?: AbortSignalLike;
+  /** For a text prompt: add BOS & co. (default: only at position 0). */
+  addSpecial?: boolean;
+  /** Alias of addSpecial. */
+  addBos?: boolean;
+  /** For a text prompt: parse special tokens written in it (default false). */
+  parseSpecial?: boolean;
+}
+
+export type ChatOptions = SessionOptions & GenerateOptions;
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | (string & {});
+  content: string;
+}
+
+/** Why a generation ended. */
+export type StopReason = 'eog' | 'maxTokens' | 'contextFull' | 'cancelled' | 'error';
+
+/** A text prompt, or token ids. */
+export type Prompt = string | ArrayLike<number>;
+
+/**
+ * A running generation: an async iterator of text pieces (complete UTF-8).
+ * Nothing runs until it is first read; `break` stops it.
+ */
+export declare class Generation implements AsyncIterableIterator<string> {
+  private constructor();
+  [Symbol.asyncIterator](): Generation;
+  next(): Promise<IteratorResult<string, undefined>>;
+  /** Stops the generation and resolves once the engine has stopped. */
+  return(value?: any): Promise<IteratorResult<string, any>>;
+  /** Token ids generated so far (without the end-of-generation token). */
+  readonly tokens: number[];
+  /** Why it ended; null while it runs. */
+  readonly stopReason: StopReason | null;
+}
+
+/** One conversation: KV cache, tokens, position. Keeps its model alive. */
+export declare class Session {
+  private constructor();
+  readonly model: Model;
+  readonly contextLength: number;
+  /** Tokens in the cache (throws while generating). */
+  readonly position: number;
+  /** The token ids in the cache (throws while generating). */
+  readonly tokens: number[];
+  /** True while a generation runs. */
+  readonly busy: boolean;
+  readonly disposed: boolean;
+  /** Feed the prompt, then generate; one generation at a time per session. */
+  generate(prompt: Prompt, options?: GenerateOptions): Generation;
+  /** The whole generated text. */
+  complete(prompt: Prompt, options?: GenerateOptions): Promise<string>;
+  /** Back to position 0. */
+  reset(): void;
+  /** Keep the first `position` tokens. */
+  rewind(position: number): void;
+  /** Free the memory now; a running generation is stopped. */
+  dispose(): void;
+}
+
+/** Weights and tokenizer, immutable, shared by sessions. */
+export declare class Model {
+  private constructor();
+  /** Load a llama2.c .bin or a Hugging Face folder, off the main thread. */
+  static load(path: string, options?: LoadOptions): Promise<Model>;
+  readonly arch: string;
+  readonly vocabSize: number;
+  /** The longest context the model supports. */
+  readonly contextLength: number;
+  readonly embeddingLength: number;
+  readonly layerCount: number;
+  readonly headCount: number;
+  readonly kvHeadCount: number;
+  readonly paramCount: number;
+  readonly weightBytes: number;
+  readonly weightType: Exclude<WeightType, 'auto'>;
+  readonly bos: number | null;
+  readonly eos: number | null;
+  readonly disposed: boolean;
+  tokenize(text: string, options?: TokenizeOptions): number[];
+  detokenize(ids: ArrayLike<number>, options?: DetokenizeOptions): string;
+  /** Raw bytes of one token. */
+  tokenPiece(id: number): Uint8Array;
+  isEndOfGeneration(id: number): boolean;
+  isSpecial(id: number): boolean;
+  /** Messages in the chat template; throws LlmError UNSUPPORTED without one. */
+  formatChat(messages: readonly ChatMessage[], options?: { addAssistant?: boolean }): string;
+  createSession(options?: SessionOptions): Session;
+  /** Format, generate in a fresh session, resolve with the reply. */
+  chat(messages: readonly ChatMessage[], options?: ChatOptions): Promise<string>;
+  /** Drop this object's hold on the weights (sessions keep theirs). */
+  dispose(): void;
+}

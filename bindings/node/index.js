@@ -1,0 +1,17 @@
+'use strict';
+// libllm for Node.js: see README.md and index.d.ts.
+const binding = require('./lib/binding');
+const { LlmError, Status } = require('./lib/errors');
+const { Generation } = require('./lib/generation');
+const { Model } = require('./lib/model');
+const { Session } = require('./lib/session');
+
+module.exports = {
+  Model,
+  Session,
+  Generation,
+  LlmError,
+  Status,
+  /** Version of the compiled-in libllm ("1.0.0"). */
+  version: binding.version,
+};

@@ -1,0 +1,189 @@
+'use strict';
+const binding = require('./binding');
+const { invalidArgument } = require('./errors');
+const { kInternal } = require('./internal');
+const opt = require('./options');
+const { Session } = require('./session');
+
+const weightTypeNames = new Map(Object.entries(binding.weightTypes).map(([name, code]) => [code, name]));
+
+/**
+ * A loaded model: weights and tokenizer, immutable, shared by any number of
+ * sessions. Its memory is freed when the Model and all its sessions are
+ * garbage-collected or disposed.
+ */
+class Model {
+  #native;
+  #info;
+
+  /** @internal Use Model.load(). */
+  constructor(token, native) {
+    if (token !== kInternal) throw invalidArgument('use Model.load() to load a model');
+    this.#native = native;
+    this.#info = native.info();
+  }
+
+  /**
+   * Load a llama2.c checkpoint (.bin) or a Hugging Face folder. The file is
+   * read on a worker thread; the promise rejects with an LlmError
+   * (code NOT_FOUND, FORMAT, ...).
+   */
+  static async load(path, options) {
+    opt.string(path, 'path');
+    const o = opt.optionsObject(options, 'options');
+    const tokenizerPath = o.tokenizerPath === undefined || o.tokenizerPath === null ? null : opt.string(o.tokenizerPath, 'tokenizerPath');
+    const weightName = o.weightType === undefined ? 'auto' : String(o.weightType).toLowerCase();
+    const weightType = binding.weightTypes[weightName];
+    if (weightType === undefined)
+      throw invalidArgument(`weightType must be one of ${Object.keys(binding.weightTypes).join(', ')}`);
+    const mmap = opt.boolean(o.mmap, 'mmap', true);
+    const native = await binding.loadModel(path, tokenizerPath, weightType, mmap);
+    return new Model(kInternal, native);
+  }
+
+  /** "llama" or "qwen2". */
+  get arch() {
+    return this.#get('arch');
+  }
+  get vocabSize() {
+    return this.#get('vocabSize');
+  }
+  /** The longest context the model supports. */
+  get contextLength() {
+    return this.#get('contextLength');
+  }
+  get embeddingLength() {
+    return this.#get('embeddingLength');
+  }
+  get layerCount() {
+    return this.#get('layerCount');
+  }
+  get headCount() {
+    return this.#get('headCount');
+  }
+  get kvHeadCount() {
+    return this.#get('kvHeadCount');
+  }
+  /** Number of weights. */
+  get paramCount() {
+    return this.#get('paramCount');
+  }
+  /** Bytes the weights take in memory. */
+  get weightBytes() {
+    return this.#get('weightBytes');
+  }
+  /** In-memory type of the matrices: 'f32', 'bf16', 'f16' or 'q8_0'. */
+  get weightType() {
+    return weightTypeNames.get(this.#get('weightType'));
+  }
+  /** BOS token id, or null. */
+  get bos() {
+    const id = this.#get('bos');
+    return id === binding.TOKEN_NONE ? null : id;
+  }
+  /** The main EOS token id, or null. */
+  get eos() {
+    const id = this.#get('eos');
+    return id === binding.TOKEN_NONE ? null : id;
+  }
+
+  get disposed() {
+    return this.#native === null;
+  }
+
+  /**
+   * Text to token ids. addSpecial (alias addBos, default true) adds BOS/EOS as
+   * the model's tokenizer does; parseSpecial (default false) turns special
+   * tokens written in the text ("<|im_start|>") into their ids.
+   */
+  tokenize(text, options) {
+    opt.string(text, 'text');
+    const o = opt.optionsObject(options, 'options');
+    const add = opt.boolean(o.addSpecial ?? o.addBos, 'addSpecial', true);
+    const parse = opt.boolean(o.parseSpecial, 'parseSpecial', false);
+    const flags = (add ? binding.TOKENIZE_ADD_SPECIAL : 0) | (parse ? binding.TOKENIZE_PARSE_SPECIAL : 0);
+    return this.#live().tokenize(text, flags);
+  }
+
+  /** Token ids to text; special tokens are skipped unless renderSpecial. */
+  detokenize(ids, options) {
+    const o = opt.optionsObject(options, 'options');
+    const render = opt.boolean(o.renderSpecial, 'renderSpecial', false);
+    return this.#live().detokenize(opt.tokenIds(ids, 'ids'), render ? binding.DETOKENIZE_RENDER_SPECIAL : 0);
+  }
+
+  /** The raw bytes of one token (may be part of a UTF-8 character). */
+  tokenPiece(id) {
+    return this.#live().tokenPiece(opt.integer(id, 'id', -(2 ** 31), opt.INT32_MAX));
+  }
+
+  /** True if `id` ends a generation (EOS, and BOS for llama2.c models). */
+  isEndOfGeneration(id) {
+    return this.#live().isEog(opt.integer(id, 'id', -(2 ** 31), opt.INT32_MAX));
+  }
+
+  /** True if `id` is a special/control token. */
+  isSpecial(id) {
+    return this.#live().isSpecial(opt.integer(id, 'id', -(2 ** 31), opt.INT32_MAX));
+  }
+
+  /**
+   * Messages ({role, content}) in the model's chat format; with addAssistant
+   * (default true) the text ends by opening the assistant's turn. Throws an
+   * LlmError with code UNSUPPORTED if the model has no chat format.
+   */
+  formatChat(messages, options) {
+    const o = opt.optionsObject(options, 'options');
+    const addAssistant = opt.boolean(o.addAssistant, 'addAssistant', true);
+    if (!Array.isArray(messages)) throw invalidArgument('messages must be an array');
+    return this.#live().formatChat(messages, addAssistant);
+  }
+
+  /**
+   * A new session. contextLength: positions to hold (default: the model's
+   * maximum); threads: compute threads (default: the physical cores).
+   */
+  createSession(options) {
+    const o = opt.optionsObject(options, 'options');
+    const contextLength = opt.integer(o.contextLength, 'contextLength', 0, opt.INT32_MAX, 0);
+    const threads = opt.integer(o.threads, 'threads', 0, opt.INT32_MAX, 0);
+    return new Session(kInternal, this, this.#live().createSession(contextLength, threads));
+  }
+
+  /**
+   * Answer a conversation: format `messages` with the chat template, generate
+   * in a fresh session and resolve with the reply. Options: those of
+   * createSession() and of session.generate().
+   */
+  async chat(messages, options) {
+    const o = opt.optionsObject(options, 'options');
+    const prompt = this.formatChat(messages, { addAssistant: true });
+    const session = this.createSession({ contextLength: o.contextLength, threads: o.threads });
+    try {
+      return await session.complete(prompt, { ...o, addSpecial: true, parseSpecial: true });
+    } finally {
+      session.dispose();
+    }
+  }
+
+  /** Release this object's hold on the model (sessions keep theirs). Later use throws. */
+  dispose() {
+    if (this.#native === null) return;
+    this.#native.dispose();
+    this.#native = null;
+  }
+
+  #live() {
+    if (this.#native === null) throw invalidArgument('the model has been disposed');
+    return this.#native;
+  }
+
+  #get(key) {
+    this.#live();
+    return this.#info[key];
+  }
+}
+
+if (Symbol.dispose) Model.prototype[Symbol.dispose] = Model.prototype.dispose;
+
+module.exports = { Model };

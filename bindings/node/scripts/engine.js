@@ -1,0 +1,57 @@
+'use strict';
+// Where the engine's C++ sources are. In a checkout of the repository this
+// folder is <repo>/bindings/node and the engine is <repo>/include + <repo>/src;
+// in a package made by `npm pack` they were copied to ./engine (see
+// scripts/vendor-engine.js). binding.gyp asks this script for the paths:
+//   node scripts/engine.js root|sources
+const fs = require('fs');
+const path = require('path');
+
+const packageDir = path.resolve(__dirname, '..');
+
+function isEngine(dir) {
+  return fs.existsSync(path.join(dir, 'include', 'llm.h')) && fs.existsSync(path.join(dir, 'src'));
+}
+
+// The folder holding include/ and src/.
+function engineRoot() {
+  const repo = path.resolve(packageDir, '..', '..');
+  const inCheckout =
+    path.basename(packageDir) === 'node' &&
+    path.basename(path.dirname(packageDir)) === 'bindings' &&
+    isEngine(repo);
+  if (inCheckout) return repo;
+  const packed = path.join(packageDir, 'engine');
+  if (isEngine(packed)) return packed;
+  throw new Error(
+    `libllm: engine sources not found (looked in ${repo} and ${packed}); ` +
+      'install from a repository checkout or from a tarball made by `npm pack`'
+  );
+}
+
+// Every .cpp under src/, sorted, as paths relative to `from`.
+function engineSources(root, from) {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.cpp')) out.push(full);
+    }
+  };
+  walk(path.join(root, 'src'));
+  return out.sort().map((f) => path.relative(from, f).split(path.sep).join('/'));
+}
+
+module.exports = { engineRoot, engineSources };
+
+if (require.main === module) {
+  const root = engineRoot();
+  const what = process.argv[2];
+  if (what === 'root') console.log(path.relative(packageDir, root).split(path.sep).join('/') || '.');
+  else if (what === 'sources') console.log(engineSources(root, packageDir).join('\n'));
+  else {
+    console.error('usage: node scripts/engine.js root|sources');
+    process.exit(2);
+  }
+}

@@ -1,0 +1,32 @@
+'use strict';
+// npm pack hooks: `prepack` copies the engine (include/, src/) from the
+// repository into ./engine so that the tarball builds on its own;
+// `postpack` removes the copy again (a checkout always builds from the
+// repository's own sources).
+//   node scripts/vendor-engine.js copy|clean
+const fs = require('fs');
+const path = require('path');
+
+const packageDir = path.resolve(__dirname, '..');
+const target = path.join(packageDir, 'engine');
+
+function clean() {
+  fs.rmSync(target, { recursive: true, force: true });
+}
+
+function copy() {
+  clean();
+  const repo = path.resolve(packageDir, '..', '..');
+  if (!fs.existsSync(path.join(repo, 'include', 'llm.h')))
+    throw new Error(`libllm: ${repo} is not the repository root; npm pack must run in bindings/node`);
+  for (const dir of ['include', 'src'])
+    fs.cpSync(path.join(repo, dir), path.join(target, dir), { recursive: true });
+}
+
+const what = process.argv[2];
+if (what === 'copy') copy();
+else if (what === 'clean') clean();
+else {
+  console.error('usage: node scripts/vendor-engine.js copy|clean');
+  process.exit(2);
+}

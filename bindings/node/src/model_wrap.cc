@@ -1,0 +1,184 @@
+#include "model_wrap.h"
+
+#include <string>
+
+#include "addon_data.h"
+#include "args.h"
+#include "errors.h"
+#include "session_wrap.h"
+#include "text_ops.h"
+
+namespace llmnode {
+
+namespace {
+
+using HandleExternal = Napi::External<std::shared_ptr<ModelHandle>>;
+
+class LoadWorker : public Napi::AsyncWorker {
+  public:
+    LoadWorker(Napi::Env env, std::string path, bool has_tokenizer, std::string tokenizer,
+               int32_t weight_type, bool mmap)
+        : Napi::AsyncWorker(env, "libllm.load"), deferred_(Napi::Promise::Deferred::New(env)),
+          path_(std::move(path)), has_tokenizer_(has_tokenizer), tokenizer_(std::move(tokenizer)),
+          weight_type_(weight_type), mmap_(mmap) {}
+
+    Napi::Promise Promise() const { return deferred_.Promise(); }
+
+  protected:
+    void Execute() override {
+        llm_model_params params = llm_model_default_params();
+        params.tokenizer_path = has_tokenizer_ ? tokenizer_.c_str() : nullptr;
+        params.weight_type = weight_type_;
+        params.use_mmap = mmap_ ? 1 : 0;
+        llm_model *model = nullptr;
+        const llm_status s = llm_model_load(path_.c_str(), &params, &model);
+        if (s != LLM_OK) {
+            failure_ = Failure::Last(s); // this worker thread's error
+            return;
+        }
+        try {
+            handle_ = std::make_shared<ModelHandle>(model);
+        } catch (...) {
+            llm_model_free(model);
+            throw; // reported by OnError
+        }
+    }
+
+    void OnError(const Napi::Error &e) override {
+        deferred_.Reject(MakeError(Env(), Failure{LLM_ERR_OUT_OF_MEMORY, e.Message()}));
+    }
+
+    void OnOK() override {
+        Napi::Env env = Env();
+        if (failure_.status != LLM_OK) {
+            deferred_.Reject(MakeError(env, failure_));
+            return;
+        }
+        try {
+            deferred_.Resolve(ModelWrap::NewInstance(env, std::move(handle_)));
+        } catch (const Napi::Error &e) {
+            deferred_.Reject(e.Value());
+        }
+    }
+
+  private:
+    Napi::Promise::Deferred deferred_;
+    std::string path_;
+    bool has_tokenizer_;
+    std::string tokenizer_;
+    int32_t weight_type_;
+    bool mmap_;
+    Failure failure_;
+    std::shared_ptr<ModelHandle> handle_; // freed here if it never reaches JS
+};
+
+} // namespace
+
+Napi::Function ModelWrap::Define(Napi::Env env) {
+    return DefineClass(env, "NativeModel",
+                       {
+                           InstanceMethod<&ModelWrap::Info>("info"),
+                           InstanceMethod<&ModelWrap::Tokenize>("tokenize"),
+                           InstanceMethod<&ModelWrap::Detokenize>("detokenize"),
+                           InstanceMethod<&ModelWrap::TokenPiece>("tokenPiece"),
+                           InstanceMethod<&ModelWrap::FormatChat>("formatChat"),
+                           InstanceMethod<&ModelWrap::IsEog>("isEog"),
+                           InstanceMethod<&ModelWrap::IsSpecial>("isSpecial"),
+                           InstanceMethod<&ModelWrap::CreateSession>("createSession"),
+                           InstanceMethod<&ModelWrap::Dispose>("dispose"),
+                       });
+}
+
+Napi::Object ModelWrap::NewInstance(Napi::Env env, std::shared_ptr<ModelHandle> handle) {
+    return AddonData::Of(env).model_class.New({HandleExternal::New(env, &handle)});
+}
+
+ModelWrap::ModelWrap(const Napi::CallbackInfo &info) : Napi::ObjectWrap<ModelWrap>(info) {
+    if (info.Length() != 1 || !info[0].IsExternal())
+        Throw(info.Env(), LLM_ERR_INVALID_ARGUMENT, "use Model.load() to create a model");
+    handle_ = *info[0].As<HandleExternal>().Data();
+}
+
+llm_model *ModelWrap::Get(Napi::Env env) const {
+    if (!handle_) Throw(env, LLM_ERR_INVALID_ARGUMENT, "the model has been disposed");
+    return handle_->get();
+}
+
+Napi::Value ModelWrap::Info(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    const llm_model *m = Get(env);
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("arch", llm_model_arch(m));
+    out.Set("vocabSize", llm_model_n_vocab(m));
+    out.Set("contextLength", llm_model_n_ctx_train(m));
+    out.Set("embeddingLength", llm_model_n_embd(m));
+    out.Set("layerCount", llm_model_n_layer(m));
+    out.Set("headCount", llm_model_n_head(m));
+    out.Set("kvHeadCount", llm_model_n_head_kv(m));
+    out.Set("paramCount", static_cast<double>(llm_model_n_params(m)));
+    out.Set("weightBytes", static_cast<double>(llm_model_weight_bytes(m)));
+    out.Set("weightType", llm_model_weight_type(m));
+    out.Set("bos", llm_model_bos(m));
+    out.Set("eos", llm_model_eos(m));
+    return out;
+}
+
+Napi::Value ModelWrap::Tokenize(const Napi::CallbackInfo &info) {
+    return llmnode::Tokenize(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::Detokenize(const Napi::CallbackInfo &info) {
+    return llmnode::Detokenize(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::TokenPiece(const Napi::CallbackInfo &info) {
+    return llmnode::TokenPiece(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::FormatChat(const Napi::CallbackInfo &info) {
+    return llmnode::FormatChat(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::IsEog(const Napi::CallbackInfo &info) {
+    const llm_model *m = Get(info.Env());
+    return Napi::Boolean::New(info.Env(), llm_token_is_eog(m, Int32Arg(info, 0)) != 0);
+}
+
+Napi::Value ModelWrap::IsSpecial(const Napi::CallbackInfo &info) {
+    const llm_model *m = Get(info.Env());
+    return Napi::Boolean::New(info.Env(), llm_token_is_special(m, Int32Arg(info, 0)) != 0);
+}
+
+// createSession(contextLength: number, threads: number): NativeSession
+Napi::Value ModelWrap::CreateSession(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    llm_model *m = Get(env);
+    llm_context_params params = llm_context_default_params();
+    params.n_ctx = Int32Arg(info, 0);
+    params.n_threads = Int32Arg(info, 1);
+    llm_context *ctx = nullptr;
+    const llm_status s = llm_context_new(m, &params, &ctx);
+    if (s != LLM_OK) ThrowLast(env, s);
+    return SessionWrap::NewInstance(env, std::make_shared<ContextHandle>(handle_, ctx));
+}
+
+void ModelWrap::Dispose(const Napi::CallbackInfo &) {
+    handle_.reset(); // sessions still holding the model keep it alive
+}
+
+Napi::Value LoadModel(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    std::string path = StringArg(info, 0);
+    const bool has_tokenizer = !info[1].IsNull() && !info[1].IsUndefined();
+    std::string tokenizer = has_tokenizer ? StringArg(info, 1) : std::string();
+    // llm.h takes C strings: a NUL would silently cut the path short.
+    if (path.find('\0') != std::string::npos || tokenizer.find('\0') != std::string::npos)
+        Throw(env, LLM_ERR_INVALID_ARGUMENT, "a path contains a NUL character");
+    auto *worker = new LoadWorker(env, std::move(path), has_tokenizer, std::move(tokenizer),
+                                  Int32Arg(info, 2), BoolArg(info, 3));
+    Napi::Promise promise = worker->Promise();
+    worker->Queue(); // deletes itself after OnOK/OnError
+    return promise;
+}
+
+} // namespace llmnode
