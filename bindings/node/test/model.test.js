@@ -1,0 +1,157 @@
+'use strict';
+// Loading, model facts, tokenizer and errors.
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { test } = require('node:test');
+const { Model, Status, version } = require('..');
+const { paths, golden, storiesGoldens, loadStories, isCode } = require('./helpers');
+
+test('the package version is the library version', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+  assert.equal(version, pkg.version);
+  assert.equal(require('../lib/binding').headerVersion, pkg.version);
+});
+
+test('load stories260K: facts agree with the checkpoint header', async () => {
+  // llama2.c header: dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len
+  const header = new Int32Array(fs.readFileSync(paths.stories).buffer.slice(0, 28));
+  const [dim, , layers, heads, kvHeads, vocab, seqLen] = header;
+  const model = await loadStories();
+  assert.equal(model.arch, 'llama');
+  assert.equal(model.embeddingLength, dim);
+  assert.equal(model.layerCount, layers);
+  assert.equal(model.headCount, heads);
+  assert.equal(model.kvHeadCount, kvHeads);
+  assert.equal(model.vocabSize, Math.abs(vocab));
+  assert.equal(model.contextLength, seqLen);
+  assert.equal(model.weightType, 'f32');
+  assert.equal(model.bos, 1);
+  assert.equal(model.eos, 2);
+  assert.ok(model.paramCount > 0 && model.weightBytes >= 4 * model.paramCount);
+});
+
+test('q8_0 weights on request', async () => {
+  const model = await Model.load(paths.stories, { tokenizerPath: paths.tok512, weightType: 'q8_0', mmap: false });
+  assert.equal(model.weightType, 'q8_0');
+});
+
+test('tokenize matches run.c encode() for the golden prompts', async () => {
+  const model = await loadStories();
+  for (const g of storiesGoldens()) {
+    assert.deepEqual(model.tokenize(g.prompt), g.prompt_token_ids, g.prompt);
+    assert.deepEqual(model.tokenize(g.prompt, { addBos: true }), g.prompt_token_ids);
+    assert.deepEqual(model.tokenize(g.prompt, { addSpecial: false }), g.prompt_token_ids.slice(1));
+  }
+});
+
+test('tokenize / detokenize round trip', async () => {
+  const model = await loadStories();
+  const texts = [
+    'Once upon a time',
+    'The 3 little pigs said: "Hi!" and 2 of them ran.',
+    'héllo wörld — 漢字 😀 (byte fallback)',
+    'tabs\tand\nnewlines  and  spaces ',
+    ' leading space',
+    '',
+  ];
+  for (const text of texts) {
+    const ids = model.tokenize(text);
+    assert.equal(ids[0], model.bos);
+    assert.equal(model.detokenize(ids), text);
+    assert.equal(model.detokenize(Int32Array.from(ids)), text);
+  }
+  // The golden generations decode to run.c's output.
+  for (const g of storiesGoldens()) {
+    assert.equal(model.detokenize([...g.prompt_token_ids, ...g.generated_token_ids]), g.text.slice(0, -1));
+  }
+});
+
+test('special tokens and pieces', async () => {
+  const model = await loadStories();
+  assert.equal(model.isSpecial(model.bos), true);
+  assert.equal(model.isSpecial(403), false);
+  assert.equal(model.isEndOfGeneration(model.bos), true); // llama2.c stories end with BOS
+  assert.equal(model.isEndOfGeneration(model.eos), true);
+  assert.equal(model.isEndOfGeneration(403), false);
+  assert.equal(Buffer.from(model.tokenPiece(403)).toString(), ' Once');
+  assert.equal(model.detokenize([403]), ' Once'); // the leading space is dropped only after BOS
+  assert.equal(model.detokenize([model.bos, 403]), 'Once');
+  assert.ok(model.detokenize([model.bos, 403], { renderSpecial: true }).length > 'Once'.length);
+});
+
+test('a missing model file rejects with NOT_FOUND', async () => {
+  const missing = path.join(os.tmpdir(), 'libllm-no-such-model.bin');
+  await assert.rejects(Model.load(missing), (error) => {
+    isCode(Status.NOT_FOUND)(error);
+    assert.equal(error.code, -2);
+    assert.equal(error.statusName, 'LLM_ERR_NOT_FOUND');
+    assert.equal(error.name, 'LlmError');
+    assert.match(error.message, /libllm-no-such-model\.bin/); // read on the worker thread
+    return true;
+  });
+  await assert.rejects(Model.load(paths.stories, { tokenizerPath: missing }), isCode(Status.NOT_FOUND));
+});
+
+test('a truncated checkpoint rejects with TRUNCATED', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'libllm-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'short.bin');
+  fs.writeFileSync(file, fs.readFileSync(paths.stories).subarray(0, 1000));
+  await assert.rejects(Model.load(file, { tokenizerPath: paths.tok512 }), isCode(Status.TRUNCATED));
+});
+
+test('bad arguments are LlmErrors with INVALID_ARGUMENT', async () => {
+  await assert.rejects(Model.load(42), isCode(Status.INVALID_ARGUMENT));
+  await assert.rejects(Model.load(paths.stories, { weightType: 'q4' }), isCode(Status.INVALID_ARGUMENT));
+  await assert.rejects(Model.load('a\0b'), isCode(Status.INVALID_ARGUMENT));
+  const model = await loadStories();
+  assert.throws(() => model.tokenize(7), isCode(Status.INVALID_ARGUMENT));
+  assert.throws(() => model.detokenize([1.5]), isCode(Status.INVALID_ARGUMENT));
+  assert.throws(() => model.detokenize([model.vocabSize]), isCode(Status.TOKEN_OUT_OF_RANGE));
+  assert.throws(() => model.createSession({ contextLength: model.contextLength + 1 }), isCode(Status.BAD_DIMENSIONS));
+  assert.throws(() => model.createSession({ threads: -1 }), isCode(Status.INVALID_ARGUMENT));
+  assert.throws(() => new Model(), isCode(Status.INVALID_ARGUMENT));
+});
+
+test('a disposed model throws a clean error', async () => {
+  const model = await loadStories();
+  model.dispose();
+  model.dispose(); // twice is fine
+  assert.equal(model.disposed, true);
+  assert.throws(() => model.tokenize('x'), (e) => isCode(Status.INVALID_ARGUMENT)(e) && /disposed/.test(e.message));
+  assert.throws(() => model.vocabSize, /disposed/);
+  assert.throws(() => model.createSession(), /disposed/);
+});
+
+test('chat needs a chat template: UNSUPPORTED for stories260K', async () => {
+  const model = await loadStories();
+  const messages = [{ role: 'user', content: 'Tell me a story.' }];
+  assert.throws(() => model.formatChat(messages), isCode(Status.UNSUPPORTED));
+  await assert.rejects(model.chat(messages), isCode(Status.UNSUPPORTED));
+  assert.throws(() => model.formatChat([{ role: 'user' }]), isCode(Status.INVALID_ARGUMENT));
+});
+
+// ChatML conversation of golden/qwen2-tiny/p3_chat.json.
+test('chat with qwen2-tiny matches the p3_chat golden', async (t) => {
+  let model;
+  try {
+    model = await Model.load(paths.qwen);
+  } catch (error) {
+    if (error.code === Status.UNSUPPORTED) return t.skip(`this libllm cannot load it: ${error.message}`);
+    throw error;
+  }
+  const g = golden('qwen2-tiny/p3_chat.json');
+  const messages = [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'Can you give me two tips for keeping houseplants alive in winter?' },
+    { role: 'assistant', content: 'Sure! Move them closer to a bright window, and water less often.' },
+    { role: 'user', content: 'What about humidity?' },
+  ];
+  const prompt = model.formatChat(messages);
+  assert.equal(prompt, g.prompt);
+  assert.deepEqual(model.tokenize(prompt, { parseSpecial: true }), g.prompt_token_ids);
+  const reply = await model.chat(messages, { temperature: 0, maxTokens: g.generated_token_ids.length });
+  assert.equal(reply, model.detokenize(g.generated_token_ids));
+});

@@ -1,0 +1,42 @@
+// Compiled (not run) by types.test.js: index.d.ts must describe the API as used here.
+import { Generation, LlmError, Model, Session, Status, StopReason, version } from 'libllm';
+
+async function main(): Promise<string> {
+  const model: Model = await Model.load('stories260K.bin', { tokenizerPath: 'tok512.bin', weightType: 'q8_0', mmap: true });
+  const ids: number[] = model.tokenize('Once upon a time', { addBos: true, parseSpecial: false });
+  const text: string = model.detokenize(Int32Array.from(ids), { renderSpecial: false });
+  const piece: Uint8Array = model.tokenPiece(ids[1]);
+  const facts: number = model.vocabSize + model.contextLength + model.layerCount + piece.length;
+  const bos: number | null = model.bos;
+
+  const session: Session = model.createSession({ contextLength: 256, threads: 1 });
+  const controller = new AbortController();
+  const generation: Generation = session.generate(text, {
+    maxTokens: 20,
+    temperature: 0.8,
+    topP: 0.9,
+    topK: 40,
+    seed: 42n,
+    signal: controller.signal,
+  });
+  let story = '';
+  for await (const p of generation) story += p;
+  const reason: StopReason | null = generation.stopReason;
+  const tokens: number[] = generation.tokens;
+
+  const whole: string = await session.complete(ids, { temperature: 0 });
+  session.reset();
+  session.rewind(0);
+  const position: number = session.position + session.contextLength;
+
+  try {
+    await model.chat([{ role: 'user', content: 'Hi' }], { maxTokens: 8, contextLength: 128 });
+  } catch (error) {
+    if (error instanceof LlmError && error.code === Status.UNSUPPORTED) console.log(error.statusName);
+  }
+  session.dispose();
+  model.dispose();
+  return `${version} ${facts} ${bos} ${reason} ${tokens.length} ${whole} ${position} ${story}`;
+}
+
+main();
