@@ -41,50 +41,30 @@ class Model {
     return new Model(kInternal, native);
   }
 
-  /** "llama" or "qwen2". */
-  get arch() {
-    return this.#get('arch');
+  // Getters for the plain facts of native info() (documented in index.d.ts).
+  static {
+    const facts = ['arch', 'vocabSize', 'contextLength', 'embeddingLength', 'layerCount', 'headCount', 'kvHeadCount'];
+    for (const key of [...facts, 'paramCount', 'weightBytes']) {
+      Object.defineProperty(Model.prototype, key, {
+        get() {
+          return this.#get(key);
+        },
+        configurable: true,
+      });
+    }
   }
-  get vocabSize() {
-    return this.#get('vocabSize');
-  }
-  /** The longest context the model supports. */
-  get contextLength() {
-    return this.#get('contextLength');
-  }
-  get embeddingLength() {
-    return this.#get('embeddingLength');
-  }
-  get layerCount() {
-    return this.#get('layerCount');
-  }
-  get headCount() {
-    return this.#get('headCount');
-  }
-  get kvHeadCount() {
-    return this.#get('kvHeadCount');
-  }
-  /** Number of weights. */
-  get paramCount() {
-    return this.#get('paramCount');
-  }
-  /** Bytes the weights take in memory. */
-  get weightBytes() {
-    return this.#get('weightBytes');
-  }
+
   /** In-memory type of the matrices: 'f32', 'bf16', 'f16' or 'q8_0'. */
   get weightType() {
     return weightTypeNames.get(this.#get('weightType'));
   }
   /** BOS token id, or null. */
   get bos() {
-    const id = this.#get('bos');
-    return id === binding.TOKEN_NONE ? null : id;
+    return this.#token('bos');
   }
   /** The main EOS token id, or null. */
   get eos() {
-    const id = this.#get('eos');
-    return id === binding.TOKEN_NONE ? null : id;
+    return this.#token('eos');
   }
 
   get disposed() {
@@ -114,17 +94,17 @@ class Model {
 
   /** The raw bytes of one token (may be part of a UTF-8 character). */
   tokenPiece(id) {
-    return this.#live().tokenPiece(opt.integer(id, 'id', -(2 ** 31), opt.INT32_MAX));
+    return this.#live().tokenPiece(opt.tokenId(id));
   }
 
   /** True if `id` ends a generation (EOS, and BOS for llama2.c models). */
   isEndOfGeneration(id) {
-    return this.#live().isEog(opt.integer(id, 'id', -(2 ** 31), opt.INT32_MAX));
+    return this.#live().isEog(opt.tokenId(id));
   }
 
   /** True if `id` is a special/control token. */
   isSpecial(id) {
-    return this.#live().isSpecial(opt.integer(id, 'id', -(2 ** 31), opt.INT32_MAX));
+    return this.#live().isSpecial(opt.tokenId(id));
   }
 
   /**
@@ -181,6 +161,11 @@ class Model {
   #get(key) {
     this.#live();
     return this.#info[key];
+  }
+
+  #token(key) {
+    const id = this.#get(key);
+    return id === binding.TOKEN_NONE ? null : id;
   }
 }
 

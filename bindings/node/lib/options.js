@@ -35,16 +35,17 @@ function number(value, name) {
 
 const INT32_MAX = 2 ** 31 - 1;
 
+function tokenId(value, name = 'id') {
+  return integer(value, name, -(2 ** 31), INT32_MAX);
+}
+
 // Token ids (any array-like of integers) as the Int32Array the addon takes.
 function tokenIds(value, name) {
   if (value instanceof Int32Array) return value;
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw invalidArgument(`${name} must be an array of token ids`);
   const ids = new Int32Array(value.length);
   for (let i = 0; i < value.length; ++i) {
-    const id = Number(value[i]);
-    if (!Number.isInteger(id) || id < -(2 ** 31) || id > INT32_MAX)
-      throw invalidArgument(`${name}[${i}] is not a token id`);
-    ids[i] = id;
+    ids[i] = tokenId(Number(value[i]), `${name}[${i}]`);
   }
   return ids;
 }
@@ -78,4 +79,4 @@ function abortSignal(value) {
   return value;
 }
 
-module.exports = { optionsObject, string, boolean, integer, number, tokenIds, samplerSettings, abortSignal, INT32_MAX };
+module.exports = { optionsObject, string, boolean, integer, number, tokenId, tokenIds, samplerSettings, abortSignal, INT32_MAX };

@@ -5,14 +5,13 @@
 #include "addon_data.h"
 #include "args.h"
 #include "errors.h"
+#include "handle_passing.h"
 #include "session_wrap.h"
 #include "text_ops.h"
 
 namespace llmnode {
 
 namespace {
-
-using HandleExternal = Napi::External<std::shared_ptr<ModelHandle>>;
 
 class LoadWorker : public Napi::AsyncWorker {
   public:
@@ -90,14 +89,12 @@ Napi::Function ModelWrap::Define(Napi::Env env) {
 }
 
 Napi::Object ModelWrap::NewInstance(Napi::Env env, std::shared_ptr<ModelHandle> handle) {
-    return AddonData::Of(env).model_class.New({HandleExternal::New(env, &handle)});
+    return NewWithHandle(env, AddonData::Of(env).model_class, std::move(handle));
 }
 
-ModelWrap::ModelWrap(const Napi::CallbackInfo &info) : Napi::ObjectWrap<ModelWrap>(info) {
-    if (info.Length() != 1 || !info[0].IsExternal())
-        Throw(info.Env(), LLM_ERR_INVALID_ARGUMENT, "use Model.load() to create a model");
-    handle_ = *info[0].As<HandleExternal>().Data();
-}
+ModelWrap::ModelWrap(const Napi::CallbackInfo &info)
+    : Napi::ObjectWrap<ModelWrap>(info),
+      handle_(HandleFromConstructor<ModelHandle>(info, "use Model.load() to create a model")) {}
 
 llm_model *ModelWrap::Get(Napi::Env env) const {
     if (!handle_) Throw(env, LLM_ERR_INVALID_ARGUMENT, "the model has been disposed");

@@ -9,15 +9,13 @@
 #include "addon_data.h"
 #include "args.h"
 #include "errors.h"
+#include "handle_passing.h"
 #include "sized_call.h"
 #include "text_ops.h"
 
 namespace llmnode {
 
 namespace {
-
-using ContextExternal = Napi::External<std::shared_ptr<ContextHandle>>;
-using GenerationExternal = Napi::External<std::shared_ptr<Generation>>;
 
 // Sampler settings from a JS object: absent keys keep llm.h's defaults.
 SamplerPtr MakeSampler(Napi::Env env, const Napi::Value &value) {
@@ -78,15 +76,13 @@ Napi::Function SessionWrap::Define(Napi::Env env) {
 }
 
 Napi::Object SessionWrap::NewInstance(Napi::Env env, std::shared_ptr<ContextHandle> ctx) {
-    return AddonData::Of(env).session_class.New({ContextExternal::New(env, &ctx)});
+    return NewWithHandle(env, AddonData::Of(env).session_class, std::move(ctx));
 }
 
-SessionWrap::SessionWrap(const Napi::CallbackInfo &info) : Napi::ObjectWrap<SessionWrap>(info) {
-    if (info.Length() != 1 || !info[0].IsExternal())
-        Throw(info.Env(), LLM_ERR_INVALID_ARGUMENT,
-              "use model.createSession() to create a session");
-    ctx_ = *info[0].As<ContextExternal>().Data();
-}
+SessionWrap::SessionWrap(const Napi::CallbackInfo &info)
+    : Napi::ObjectWrap<SessionWrap>(info),
+      ctx_(HandleFromConstructor<ContextHandle>(info,
+                                                "use model.createSession() to create a session")) {}
 
 SessionWrap::~SessionWrap() {
     if (auto running = active_.lock()) running->Stop();
@@ -187,15 +183,12 @@ Napi::Function GenerationWrap::Define(Napi::Env env) {
 }
 
 Napi::Object GenerationWrap::NewInstance(Napi::Env env, std::shared_ptr<Generation> generation) {
-    return AddonData::Of(env).generation_class.New({GenerationExternal::New(env, &generation)});
+    return NewWithHandle(env, AddonData::Of(env).generation_class, std::move(generation));
 }
 
 GenerationWrap::GenerationWrap(const Napi::CallbackInfo &info)
-    : Napi::ObjectWrap<GenerationWrap>(info) {
-    if (info.Length() != 1 || !info[0].IsExternal())
-        Throw(info.Env(), LLM_ERR_INVALID_ARGUMENT, "use session.generate() to generate");
-    generation_ = *info[0].As<GenerationExternal>().Data();
-}
+    : Napi::ObjectWrap<GenerationWrap>(info),
+      generation_(HandleFromConstructor<Generation>(info, "use session.generate() to generate")) {}
 
 void GenerationWrap::Pull(const Napi::CallbackInfo &info) {
     const int32_t n = Int32Arg(info, 0);
