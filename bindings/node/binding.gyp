@@ -44,6 +44,9 @@
         "src/session_wrap.cc",
         "src/text_ops.cc"
       ],
+      # While a worker thread is being terminated JS cannot run: an error
+      # then cannot be thrown and is dropped instead of aborting.
+      "defines": ["NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "dependencies": [
         "llm_engine",
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

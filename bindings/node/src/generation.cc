@@ -45,7 +45,7 @@ std::shared_ptr<Generation> Generation::Start(Napi::Env env, std::shared_ptr<Con
 
 void Generation::Pull(Napi::Env env, uint32_t n) {
     n = std::min(n, unread_);
-    if (n == 0) return;
+    if (n == 0 || finished_) return;
     if (unread_ >= request_.window && unread_ - n < request_.window) tsfn_.Ref(env);
     unread_ -= n;
     {
@@ -174,6 +174,7 @@ void Generation::CallJs(Napi::Env env, Napi::Function callback, Generation *self
         } else {
             // The worker is done with the context: let it go now rather than
             // when the JS handle of this generation is collected.
+            self->finished_ = true;
             self->ctx_->busy = false;
             self->ctx_.reset();
             self->sampler_.reset();
@@ -183,7 +184,12 @@ void Generation::CallJs(Napi::Env env, Napi::Function callback, Generation *self
                            Napi::Number::New(env, e->count)});
         }
     } catch (const Napi::Error &error) {
-        error.ThrowAsJavaScriptException(); // surfaces as an uncaught exception
+        // A callback threw: that surfaces as an uncaught exception. During
+        // teardown JS cannot run and the throw fails: nothing to report then.
+        try {
+            napi_throw(env, error.Value());
+        } catch (const Napi::Error &) {
+        }
     }
 }
 

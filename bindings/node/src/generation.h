@@ -81,8 +81,9 @@ class Generation {
     bool cancel_armed_ = false; // llm_context_cancel() was called during that call
     bool stale_cancel_ = false; // ... and the call did not consume it
 
-    Failure failure_;     // worker only: the first failed call
-    uint32_t unread_ = 0; // JS thread only: pieces delivered but not pulled
+    Failure failure_;       // worker only: the first failed call
+    uint32_t unread_ = 0;   // JS thread only: pieces delivered but not pulled
+    bool finished_ = false; // JS thread only: the end was delivered (tsfn_ may be gone)
 };
 
 } // namespace llmnode
