@@ -1,17 +1,19 @@
 'use strict';
 // npm pack hooks: `prepack` copies the engine (include/, src/) from the
-// repository into ./engine so that the tarball builds on its own;
-// `postpack` removes the copy again (a checkout always builds from the
-// repository's own sources).
+// repository into ./engine so that the tarball builds on its own, and the
+// repository's LICENSE to the package root; `postpack` removes the copies
+// again (a checkout always builds from the repository's own sources).
 //   node scripts/vendor-engine.js copy|clean
 const fs = require('fs');
 const path = require('path');
 
 const packageDir = path.resolve(__dirname, '..');
 const target = path.join(packageDir, 'engine');
+const license = path.join(packageDir, 'LICENSE');
 
 function clean() {
   fs.rmSync(target, { recursive: true, force: true });
+  fs.rmSync(license, { force: true });
 }
 
 function copy() {
@@ -21,6 +23,7 @@ function copy() {
     throw new Error(`libllm: ${repo} is not the repository root; npm pack must run in bindings/node`);
   for (const dir of ['include', 'src'])
     fs.cpSync(path.join(repo, dir), path.join(target, dir), { recursive: true });
+  fs.copyFileSync(path.join(repo, 'LICENSE'), license);
 }
 
 const what = process.argv[2];

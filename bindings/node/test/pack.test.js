@@ -55,6 +55,7 @@ test('npm pack, install the tarball in an empty folder, run the example', { time
     'index.js',
     'index.d.ts',
     'README.md',
+    'LICENSE',
     'examples/story.js',
     'scripts/build.js',
     'src/addon.cc',
@@ -65,6 +66,7 @@ test('npm pack, install the tarball in an empty folder, run the example', { time
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   assert.deepEqual(files.filter((f) => /^(test|build|node_modules)\//.test(f)), []);
   assert.equal(fs.existsSync(path.join(packageDir, 'engine')), false, 'postpack removes the copy');
+  assert.equal(fs.existsSync(path.join(packageDir, 'LICENSE')), false, 'postpack removes the copy');
 
   const app = path.join(tmp, 'app');
   fs.mkdirSync(app);
