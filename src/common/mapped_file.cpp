@@ -61,6 +61,22 @@ std::string path_dirname(const std::string &path) {
     return path.substr(0, slash);
 }
 
+std::string read_file_prefix(const std::string &path, size_t n) {
+    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0) fail_errno(path, "cannot open");
+    std::string out(n, '\0');
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = ::read(f.fd, &out[done], n - done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) fail_errno(path, "read failed");
+        if (r == 0) break;
+        done += static_cast<size_t>(r);
+    }
+    out.resize(done);
+    return out;
+}
+
 std::string read_text_file(const std::string &path, size_t max_bytes) {
     auto f = MappedFile::open(path, false);
     if (f->size() > max_bytes)
