@@ -80,10 +80,10 @@ SafeTensor parse_entry(const std::string &name, const Json &entry, const MappedF
         uint64_t n = header_uint(d, where, "a shape dimension");
         if (n > static_cast<uint64_t>(INT64_MAX))
             fail(LLM_ERR_FORMAT, where, ": shape dimension ", n, " is too large");
-        elements = checked_mul(elements, n, "tensor size");
+        elements = checked_mul(elements, n, where.c_str());
         t.shape.push_back(static_cast<int64_t>(n));
     }
-    const uint64_t nbytes = checked_mul(elements, dtype_size(t.dtype), "tensor size");
+    const uint64_t nbytes = checked_mul(elements, dtype_size(t.dtype), where.c_str());
 
     const Json &offsets = entry["data_offsets"];
     if (!offsets.is_array() || offsets.size() != 2)
