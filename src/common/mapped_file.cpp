@@ -62,18 +62,10 @@ std::string path_dirname(const std::string &path) {
 }
 
 std::string read_file_prefix(const std::string &path, size_t n) {
-    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (f.fd < 0) fail_errno(path, "cannot open");
+    os::ReadOnlyFile file(path);
+    if (file.size() < n) n = static_cast<size_t>(file.size());
     std::string out(n, '\0');
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = ::read(f.fd, &out[done], n - done);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) fail_errno(path, "read failed");
-        if (r == 0) break;
-        done += static_cast<size_t>(r);
-    }
-    out.resize(done);
+    file.read_all(reinterpret_cast<uint8_t *>(&out[0]), n);
     return out;
 }
 

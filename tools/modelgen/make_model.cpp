@@ -12,8 +12,8 @@
 #include "common/error.h"
 #include "common/mapped_file.h"
 #include "loaders/loader.h"
-#include "modelgen/model_sources.h"
-#include "modelgen/model_writer.h"
+#include "model_sources.h"
+#include "model_writer.h"
 
 namespace {
 
