@@ -61,6 +61,14 @@ std::string path_dirname(const std::string &path) {
     return path.substr(0, slash);
 }
 
+std::string read_file_prefix(const std::string &path, size_t n) {
+    os::ReadOnlyFile file(path);
+    if (file.size() < n) n = static_cast<size_t>(file.size());
+    std::string out(n, '\0');
+    file.read_all(reinterpret_cast<uint8_t *>(&out[0]), n);
+    return out;
+}
+
 std::string read_text_file(const std::string &path, size_t max_bytes) {
     auto f = MappedFile::open(path, false);
     if (f->size() > max_bytes)

@@ -38,5 +38,7 @@ std::string path_join(const std::string &dir, const std::string &name);
 std::string path_dirname(const std::string &path);
 // Reads a whole (small) text file; NOT_FOUND / IO on failure.
 std::string read_text_file(const std::string &path, size_t max_bytes);
+// The first `n` bytes of a file (fewer if it is shorter), to sniff its format.
+std::string read_file_prefix(const std::string &path, size_t n);
 
 } // namespace llm

@@ -13,23 +13,9 @@ namespace {
 
 constexpr size_t kHeaderBytes = 7 * 4;
 
-// Limits far above any real model, so that a corrupt header is rejected
-// before it can ask for absurd allocations.
-constexpr int32_t kMaxDim = 1 << 16;
-constexpr int32_t kMaxHidden = 1 << 18;
-constexpr int32_t kMaxLayers = 1 << 10;
-constexpr int32_t kMaxHeads = 1 << 10;
-constexpr int32_t kMaxVocab = 1 << 22;
-constexpr int32_t kMaxSeqLen = 1 << 22;
-
 struct Header {
     int32_t dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
 };
-
-void check_range(const std::string &path, const char *name, int64_t v, int64_t max) {
-    if (v <= 0 || v > max)
-        fail(LLM_ERR_BAD_DIMENSIONS, path, ": ", name, " = ", v, " is outside 1..", max);
-}
 
 // Hands out consecutive fp32 tensors from the mapped file.
 struct Cursor {
@@ -74,13 +60,14 @@ std::unique_ptr<Model> load_llama2c(const std::string &path, const LoadOptions &
 
     const bool shared_classifier = h.vocab_size > 0;
     const int64_t vocab = h.vocab_size > 0 ? h.vocab_size : -static_cast<int64_t>(h.vocab_size);
-    check_range(path, "dim", h.dim, kMaxDim);
-    check_range(path, "hidden_dim", h.hidden_dim, kMaxHidden);
-    check_range(path, "n_layers", h.n_layers, kMaxLayers);
-    check_range(path, "n_heads", h.n_heads, kMaxHeads);
-    check_range(path, "n_kv_heads", h.n_kv_heads, kMaxHeads);
-    check_range(path, "vocab_size", vocab, kMaxVocab);
-    check_range(path, "seq_len", h.seq_len, kMaxSeqLen);
+    using Lim = ModelLimits;
+    check_dimension(path, "dim", h.dim, Lim::dim);
+    check_dimension(path, "hidden_dim", h.hidden_dim, Lim::hidden_dim);
+    check_dimension(path, "n_layers", h.n_layers, Lim::layers);
+    check_dimension(path, "n_heads", h.n_heads, Lim::heads);
+    check_dimension(path, "n_kv_heads", h.n_kv_heads, Lim::heads);
+    check_dimension(path, "vocab_size", vocab, Lim::vocab);
+    check_dimension(path, "seq_len", h.seq_len, Lim::seq_len);
     if (h.dim % h.n_heads != 0)
         fail(LLM_ERR_BAD_DIMENSIONS, path, ": dim ", h.dim, " is not a multiple of n_heads ",
              h.n_heads);

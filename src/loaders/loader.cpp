@@ -1,9 +1,9 @@
 #include "loaders/loader.h"
 
-#include <algorithm>
-
 #include "common/error.h"
+#include "loaders/hf_loader.h"
 #include "loaders/llama2c_loader.h"
+#include "loaders/safetensors.h"
 #include "model/convert_weights.h"
 
 namespace llm {
@@ -13,9 +13,15 @@ std::unique_ptr<Model> load_model(const std::string &path, const LoadOptions &op
     if (!path_exists(path)) fail(LLM_ERR_NOT_FOUND, path, ": no such file or folder");
     std::unique_ptr<Model> model;
     if (path_is_directory(path)) {
-        fail(LLM_ERR_UNSUPPORTED, path, ": Hugging Face folders are not supported yet");
+        model = load_hf_folder(path, options);
     } else {
-        model = load_llama2c(path, options);
+        // Sniff the content: a safetensors header (u64 length, then '{') is
+        // never a plausible llama2.c header (its second int32 would be 0).
+        const std::string head = read_file_prefix(path, 9);
+        if (looks_like_safetensors(reinterpret_cast<const uint8_t *>(head.data()), head.size()))
+            model = load_hf_folder(path, options);
+        else
+            model = load_llama2c(path, options);
     }
     convert_weights(*model, options.weight_type);
     return model;

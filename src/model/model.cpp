@@ -63,7 +63,12 @@ void expect_vector(const Vector &v, int64_t n, const std::string &name) {
 }
 } // namespace
 
-void validate_model(const Model &model) {
+void check_dimension(const std::string &where, const char *name, int64_t value, int64_t max) {
+    if (value <= 0 || value > max)
+        fail(LLM_ERR_BAD_DIMENSIONS, where, ": ", name, " = ", value, " is outside 1..", max);
+}
+
+void validate_weights(const Model &model) {
     const ModelConfig &c = model.config;
     if (c.dim <= 0 || c.hidden_dim <= 0 || c.n_layers <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 ||
         c.head_dim <= 0 || c.vocab_size <= 0 || c.max_seq_len <= 0)
@@ -98,14 +103,18 @@ void validate_model(const Model &model) {
             expect_vector(l.bv, c.kv_dim(), p + "bv");
         }
     }
-    if (!model.tokenizer) fail(LLM_ERR_FORMAT, "model has no tokenizer");
-    if (model.tokenizer->vocab_size() > c.vocab_size)
-        fail(LLM_ERR_TOKENIZER_MISMATCH, "tokenizer has ", model.tokenizer->vocab_size(),
-             " tokens but the model only ", c.vocab_size);
     for (int32_t t : model.eog_tokens)
         if (t < 0 || t >= c.vocab_size)
             fail(LLM_ERR_TOKENIZER_MISMATCH, "end-of-generation token ", t,
                  " is outside the vocabulary");
+}
+
+void validate_model(const Model &model) {
+    validate_weights(model);
+    if (!model.tokenizer) fail(LLM_ERR_FORMAT, "model has no tokenizer");
+    if (model.tokenizer->vocab_size() > model.config.vocab_size)
+        fail(LLM_ERR_TOKENIZER_MISMATCH, "tokenizer has ", model.tokenizer->vocab_size(),
+             " tokens but the model only ", model.config.vocab_size);
 }
 
 } // namespace llm

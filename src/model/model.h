@@ -65,7 +65,10 @@ struct Model {
     ModelWeights weights;
     std::unique_ptr<Tokenizer> tokenizer;
     std::vector<int32_t> eog_tokens; // tokens that end a generation
-    std::string format;              // "llama2c" or "safetensors"
+    // The system prompt the model's chat template inserts when a chat has
+    // none (Qwen2/2.5: "You are ... a helpful assistant."), or "".
+    std::string chat_default_system;
+    std::string format; // "llama2c" or "safetensors"
     std::vector<std::shared_ptr<MappedFile>> files;
     std::vector<std::unique_ptr<uint8_t[]>> owned;
 
@@ -78,8 +81,27 @@ struct Model {
     int64_t weight_bytes() const;
 };
 
-// Checks the shapes of `weights` against `config` (every loader calls it
-// last, so the engine can trust what it is handed).
+// Upper bounds far above any real model, so that a corrupt or hostile file
+// is rejected before its sizes can ask for absurd allocations.
+struct ModelLimits {
+    static constexpr int64_t dim = 1 << 16;
+    static constexpr int64_t hidden_dim = 1 << 18;
+    static constexpr int64_t layers = 1 << 10;
+    static constexpr int64_t heads = 1 << 10;
+    static constexpr int64_t head_dim = 1 << 12;
+    static constexpr int64_t vocab = 1 << 22;
+    static constexpr int64_t seq_len = 1 << 22;
+};
+
+// BAD_DIMENSIONS "<where>: <name> = <value> is outside 1..<max>" unless
+// 1 <= value <= max.
+void check_dimension(const std::string &where, const char *name, int64_t value, int64_t max);
+
+// Checks the config and the shapes of `weights` against it, and the
+// end-of-generation ids (loaders call it once weights are bound).
+void validate_weights(const Model &model);
+// validate_weights plus the tokenizer's fit (every loader calls it last, so
+// the engine can trust what it is handed).
 void validate_model(const Model &model);
 
 } // namespace llm

@@ -1,5 +1,7 @@
 #include "support/api_helpers.h"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "support/test_support.h"
@@ -60,7 +62,10 @@ std::string detokenize(const llm_model *m, const std::vector<llm_token> &ids, in
     return text;
 }
 
-std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps) {
+namespace {
+template <typename Stop>
+std::vector<llm_token> greedy_until(const llm_model *m, const std::vector<llm_token> &prompt,
+                                    int steps, Stop stop) {
     auto ctx = new_context(m, steps);
     auto sampler = greedy_sampler();
     REQUIRE(llm_forward(ctx.get(), prompt.data(), prompt.size()) == LLM_OK);
@@ -68,12 +73,24 @@ std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &
     for (;;) {
         llm_token t;
         REQUIRE(llm_sample(sampler.get(), ctx.get(), &t) == LLM_OK);
-        if (llm_token_is_eog(m, t)) break;
+        if (stop(t)) break;
         out.push_back(t);
         if (llm_context_position(ctx.get()) >= steps) break;
         REQUIRE(llm_forward(ctx.get(), &t, 1) == LLM_OK);
     }
     return out;
+}
+} // namespace
+
+std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps) {
+    return greedy_until(m, prompt, steps, [m](llm_token t) { return llm_token_is_eog(m, t) != 0; });
+}
+
+std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps,
+                              const std::vector<llm_token> &stop) {
+    return greedy_until(m, prompt, steps, [&](llm_token t) {
+        return std::find(stop.begin(), stop.end(), t) != stop.end();
+    });
 }
 
 } // namespace test

@@ -35,5 +35,9 @@ std::string detokenize(const llm_model *m, const std::vector<llm_token> &ids, in
 // Greedy continuation after `prompt`, run.c-style: stop at end-of-generation
 // or once `steps` positions have been run (prompt included).
 std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps);
+// The same with the stop tokens given instead of the model's (e.g. run.c's
+// rule "stop at BOS" for stories260K-hf, whose configs name only EOS).
+std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps,
+                              const std::vector<llm_token> &stop);
 
 } // namespace test

@@ -1,0 +1,220 @@
+#include "loaders/hf_config.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "common/error.h"
+#include "common/json.h"
+
+namespace llm {
+
+namespace {
+
+// Typed access to the top-level fields of a config file. A field that is
+// absent or null takes the default (transformers' own default for that
+// model class); a present field of the wrong type is a FORMAT error.
+class Fields {
+  public:
+    Fields(const Json &j, const std::string &path) : j_(j), path_(path) {}
+
+    const Json *get(const char *key) const {
+        auto it = j_.find(key);
+        return it == j_.end() || it->is_null() ? nullptr : &*it;
+    }
+    bool has(const char *key) const { return get(key) != nullptr; }
+
+    int64_t integer(const char *key) const {
+        const Json *v = get(key);
+        if (!v) fail(LLM_ERR_FORMAT, path_, ": no \"", key, "\"");
+        return to_integer(*v, key);
+    }
+    int64_t integer(const char *key, int64_t fallback) const {
+        return has(key) ? integer(key) : fallback;
+    }
+    double number(const char *key, double fallback) const {
+        const Json *v = get(key);
+        if (!v) return fallback;
+        if (!v->is_number()) fail(LLM_ERR_FORMAT, path_, ": \"", key, "\" must be a number");
+        return v->get<double>();
+    }
+    bool boolean(const char *key, bool fallback) const {
+        const Json *v = get(key);
+        if (!v) return fallback;
+        if (!v->is_boolean()) fail(LLM_ERR_FORMAT, path_, ": \"", key, "\" must be true or false");
+        return v->get<bool>();
+    }
+    std::string string(const char *key, const std::string &fallback) const {
+        const Json *v = get(key);
+        if (!v) return fallback;
+        if (!v->is_string()) fail(LLM_ERR_FORMAT, path_, ": \"", key, "\" must be a string");
+        return v->get<std::string>();
+    }
+
+    // An integer value, saturated to int64 (so range checks see huge values
+    // as huge rather than wrapped).
+    int64_t to_integer(const Json &v, const char *key) const {
+        if (v.is_number_unsigned()) {
+            uint64_t u = v.get<uint64_t>();
+            return u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(u);
+        }
+        if (v.is_number_integer()) return v.get<int64_t>();
+        fail(LLM_ERR_FORMAT, path_, ": \"", key, "\" must be an integer, not ", v.dump());
+    }
+
+    const std::string &path() const { return path_; }
+
+  private:
+    const Json &j_;
+    const std::string &path_;
+};
+
+Json parse_object(const std::string &text, const std::string &path) {
+    Json j = parse_json(text, path);
+    if (!j.is_object()) fail(LLM_ERR_FORMAT, path, ": not a JSON object");
+    return j;
+}
+
+// eos_token_id: an id, a list of ids, or absent/null.
+std::vector<int32_t> eos_ids(const Fields &f) {
+    std::vector<int32_t> out;
+    const Json *v = f.get("eos_token_id");
+    if (!v) return out;
+    auto add = [&](const Json &id) {
+        int64_t n = f.to_integer(id, "eos_token_id");
+        if (n < 0 || n > INT32_MAX)
+            fail(LLM_ERR_FORMAT, f.path(), ": eos_token_id ", n, " is not a token id");
+        out.push_back(static_cast<int32_t>(n));
+    };
+    if (v->is_array())
+        for (const Json &id : *v)
+            add(id);
+    else
+        add(*v);
+    return out;
+}
+
+[[noreturn]] void unsupported(const std::string &path, const char *field, const std::string &why) {
+    fail(LLM_ERR_UNSUPPORTED, path, ": \"", field, "\" ", why, " is not supported");
+}
+
+// Qwen2's sliding-window attention (transformers' rule: layer i uses the
+// window when use_sliding_window and i >= max_window_layers, or as
+// layer_types says). A window no shorter than the context changes nothing.
+void check_sliding_window(const Fields &f, int64_t n_layers, int64_t max_positions) {
+    if (!f.has("sliding_window")) return;
+    const int64_t window = f.integer("sliding_window");
+    if (window >= max_positions) return;
+    bool any_windowed = false;
+    if (const Json *types = f.get("layer_types")) {
+        if (!types->is_array()) fail(LLM_ERR_FORMAT, f.path(), ": \"layer_types\" is not a list");
+        for (const Json &t : *types)
+            any_windowed |= t.is_string() && t.get<std::string>() == "sliding_attention";
+    } else if (f.boolean("use_sliding_window", false)) {
+        any_windowed = f.integer("max_window_layers", n_layers) < n_layers;
+    }
+    if (any_windowed)
+        unsupported(f.path(), "use_sliding_window",
+                    "(attention window " + std::to_string(window) + " shorter than " +
+                        std::to_string(max_positions) + " positions)");
+}
+
+} // namespace
+
+HfConfig parse_hf_config(const std::string &json_text, const std::string &path) {
+    const Json j = parse_object(json_text, path);
+    const Fields f(j, path);
+    using L = ModelLimits;
+
+    const std::string model_type = f.string("model_type", "");
+    if (model_type.empty()) fail(LLM_ERR_FORMAT, path, ": no \"model_type\"");
+    if (model_type != "qwen2" && model_type != "llama")
+        unsupported(path, "model_type", "\"" + model_type + "\" (libllm reads qwen2 and llama)");
+    const bool qwen2 = model_type == "qwen2";
+
+    if (const Json *arch = f.get("architectures")) {
+        bool causal_lm = false;
+        if (arch->is_array())
+            for (const Json &a : *arch)
+                causal_lm |= a.is_string() && a.get<std::string>().size() >= 11 &&
+                             a.get<std::string>().compare(a.get<std::string>().size() - 11, 11,
+                                                          "ForCausalLM") == 0;
+        if (!causal_lm) unsupported(path, "architectures", arch->dump() + " (not a *ForCausalLM)");
+    }
+    if (f.has("quantization_config"))
+        unsupported(path, "quantization_config", "(pre-quantized weights)");
+    if (f.has("rope_scaling")) unsupported(path, "rope_scaling", f.get("rope_scaling")->dump());
+    const std::string act = f.string("hidden_act", "silu");
+    if (act != "silu") unsupported(path, "hidden_act", "\"" + act + "\" (only silu)");
+    if (!qwen2) {
+        if (f.boolean("attention_bias", false)) unsupported(path, "attention_bias", "true");
+        if (f.boolean("mlp_bias", false)) unsupported(path, "mlp_bias", "true");
+    }
+
+    HfConfig out;
+    ModelConfig &c = out.model;
+    c.arch = model_type;
+    const int64_t dim = f.integer("hidden_size");
+    const int64_t hidden = f.integer("intermediate_size");
+    const int64_t layers = f.integer("num_hidden_layers");
+    const int64_t heads = f.integer("num_attention_heads");
+    const int64_t kv_heads = f.integer("num_key_value_heads", heads);
+    const int64_t vocab = f.integer("vocab_size");
+    const int64_t max_pos = f.integer("max_position_embeddings", qwen2 ? 32768 : 2048);
+    check_dimension(path, "hidden_size", dim, L::dim);
+    check_dimension(path, "intermediate_size", hidden, L::hidden_dim);
+    check_dimension(path, "num_hidden_layers", layers, L::layers);
+    check_dimension(path, "num_attention_heads", heads, L::heads);
+    check_dimension(path, "num_key_value_heads", kv_heads, L::heads);
+    check_dimension(path, "vocab_size", vocab, L::vocab);
+    check_dimension(path, "max_position_embeddings", max_pos, L::seq_len);
+    if (heads % kv_heads != 0)
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": num_attention_heads ", heads,
+             " is not a multiple of num_key_value_heads ", kv_heads);
+    int64_t head_dim;
+    if (f.has("head_dim")) {
+        head_dim = f.integer("head_dim");
+        check_dimension(path, "head_dim", head_dim, L::head_dim);
+    } else {
+        if (dim % heads != 0)
+            fail(LLM_ERR_BAD_DIMENSIONS, path, ": hidden_size ", dim,
+                 " is not a multiple of num_attention_heads ", heads, " (and no head_dim)");
+        head_dim = dim / heads;
+    }
+    if (head_dim % 2 != 0)
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": head_dim ", head_dim, " is odd (RoPE needs pairs)");
+    if (heads * head_dim > L::dim)
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": num_attention_heads x head_dim = ", heads * head_dim,
+             " is larger than ", L::dim);
+
+    const double theta = f.number("rope_theta", 10000.0);
+    if (!(theta > 0.0 && theta < 1e30))
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": rope_theta ", theta, " is not a positive number");
+    const double eps = f.number("rms_norm_eps", 1e-6);
+    if (!(eps > 0.0 && eps < 1.0))
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": rms_norm_eps ", eps, " is outside (0, 1)");
+    if (qwen2) check_sliding_window(f, layers, max_pos);
+
+    c.dim = static_cast<int32_t>(dim);
+    c.hidden_dim = static_cast<int32_t>(hidden);
+    c.n_layers = static_cast<int32_t>(layers);
+    c.n_heads = static_cast<int32_t>(heads);
+    c.n_kv_heads = static_cast<int32_t>(kv_heads);
+    c.head_dim = static_cast<int32_t>(head_dim);
+    c.vocab_size = static_cast<int32_t>(vocab);
+    c.max_seq_len = static_cast<int32_t>(max_pos);
+    c.rope_theta = static_cast<float>(theta);
+    c.norm_eps = static_cast<float>(eps);
+    c.rope_style = RopeStyle::HalfSplit;
+    c.qkv_bias = qwen2; // Qwen2 always has q/k/v biases, Llama (attention_bias false) none
+    out.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
+    out.eos_token_ids = eos_ids(f);
+    return out;
+}
+
+std::vector<int32_t> parse_generation_eos(const std::string &json_text, const std::string &path) {
+    const Json j = parse_object(json_text, path);
+    return eos_ids(Fields(j, path));
+}
+
+} // namespace llm

@@ -1,0 +1,192 @@
+#include "model_sources.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/error.h"
+#include "kernels/kernels.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llm::gen {
+
+namespace {
+
+ModelSpec make_spec(const char *arch, int32_t dim, int32_t hidden, int32_t layers, int32_t heads,
+                    int32_t kv_heads, int32_t vocab, int32_t seq_len, float theta, float eps,
+                    int32_t bos, std::vector<int32_t> eos) {
+    ModelSpec s;
+    ModelConfig &c = s.config;
+    c.arch = arch;
+    c.dim = dim;
+    c.hidden_dim = hidden;
+    c.n_layers = layers;
+    c.n_heads = heads;
+    c.n_kv_heads = kv_heads;
+    c.head_dim = dim / heads;
+    c.vocab_size = vocab;
+    c.max_seq_len = seq_len;
+    c.rope_theta = theta;
+    c.norm_eps = eps;
+    c.rope_style = RopeStyle::HalfSplit; // sources are in HF layout
+    c.qkv_bias = c.arch == "qwen2";
+    s.tied = true;
+    s.bos = bos;
+    s.eos = std::move(eos);
+    return s;
+}
+
+const std::map<std::string, ModelSpec> &shapes() {
+    // llama2.c's TinyStories models (its README) and Qwen2.5-0.5B's config.
+    static const std::map<std::string, ModelSpec> table = {
+        {"qwen2.5-0.5b", make_spec("qwen2", 896, 4864, 24, 14, 2, 151936, 32768, 1e6f, 1e-6f,
+                                   151643, {151645, 151643})},
+        {"qwen2-tiny",
+         make_spec("qwen2", 64, 176, 2, 4, 2, 151936, 512, 1e6f, 1e-6f, 151643, {151645, 151643})},
+        {"stories260K", make_spec("llama", 64, 172, 5, 8, 4, 512, 512, 1e4f, 1e-5f, 1, {2})},
+        {"stories15M", make_spec("llama", 288, 768, 6, 6, 6, 32000, 256, 1e4f, 1e-5f, 1, {2})},
+        {"stories42M", make_spec("llama", 512, 1376, 8, 8, 8, 32000, 1024, 1e4f, 1e-5f, 1, {2})},
+        {"stories110M",
+         make_spec("llama", 768, 2048, 12, 12, 12, 32000, 1024, 1e4f, 1e-5f, 1, {2})},
+    };
+    return table;
+}
+
+uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// splitmix64: tiny, fast, and identical everywhere (unlike <random>'s
+// distributions).
+struct Rng {
+    uint64_t state;
+    float uniform() { // [-1, 1)
+        state += 0x9e3779b97f4a7c15ull;
+        return static_cast<float>(mix64(state) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+    }
+};
+
+bool ends_with(const std::string &s, const char *suffix) {
+    const size_t n = std::char_traits<char>::length(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+} // namespace
+
+const ModelSpec *find_shape(const std::string &name) {
+    auto it = shapes().find(name);
+    return it == shapes().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> shape_names() {
+    std::vector<std::string> names;
+    for (const auto &kv : shapes())
+        names.push_back(kv.first);
+    return names;
+}
+
+std::vector<TensorSource> random_tensors(const ModelSpec &spec, uint64_t seed) {
+    std::vector<TensorSource> tensors = hf_tensor_layout(spec);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const std::string &name = tensors[i].name;
+        const int64_t cols = tensors[i].cols();
+        float offset = 0.0f, scale;
+        if (ends_with(name, "norm.weight")) {
+            offset = 1.0f;
+            scale = 0.1f;
+        } else if (ends_with(name, ".bias")) {
+            scale = 0.1f;
+        } else {
+            scale = std::sqrt(3.0f / static_cast<float>(cols)); // std 1/sqrt(cols)
+        }
+        const uint64_t tensor_seed = mix64(seed ^ mix64(i + 1));
+        tensors[i].row = [=](int64_t r, float *out) {
+            Rng rng{mix64(tensor_seed ^ mix64(static_cast<uint64_t>(r) + 0x51ed2701ull))};
+            for (int64_t j = 0; j < cols; ++j)
+                out[j] = offset + scale * rng.uniform();
+        };
+    }
+    return tensors;
+}
+
+ModelSpec spec_of(const Model &model, bool untie) {
+    ModelSpec s;
+    s.config = model.config;
+    s.config.rope_style = RopeStyle::HalfSplit;
+    const ModelWeights &w = model.weights;
+    s.tied = !untie && w.classifier.data == w.token_embedding.data;
+    s.bos = model.tokenizer ? model.tokenizer->bos() : -1;
+    s.eos = model.eog_tokens;
+    return s;
+}
+
+int64_t interleaved_row_of_half_split(int64_t r, int64_t head_dim) {
+    const int64_t head = r / head_dim, j = r % head_dim, half = head_dim / 2;
+    return head * head_dim + 2 * (j % half) + j / half;
+}
+
+int64_t half_split_row_of_interleaved(int64_t r, int64_t head_dim) {
+    const int64_t head = r / head_dim, j = r % head_dim, half = head_dim / 2;
+    return head * head_dim + (j % 2) * half + j / 2;
+}
+
+std::vector<TensorSource> model_tensors(const Model &model, const ModelSpec &spec) {
+    using RowFn = std::function<void(int64_t, float *)>;
+    const ModelConfig &c = model.config;
+    const ModelWeights &w = model.weights;
+    const bool permute = c.rope_style == RopeStyle::Interleaved;
+    auto matrix = [](const Matrix *m) -> RowFn {
+        return [m](int64_t r, float *out) { matrix_row_f32(*m, r, out); };
+    };
+    auto rope_matrix = [&](const Matrix *m) -> RowFn {
+        if (!permute) return matrix(m);
+        const int64_t hd = c.head_dim;
+        return [m, hd](int64_t r, float *out) {
+            matrix_row_f32(*m, interleaved_row_of_half_split(r, hd), out);
+        };
+    };
+    auto vector = [](const Vector *v) -> RowFn {
+        return [v](int64_t, float *out) { std::copy_n(v->data, v->n, out); };
+    };
+    std::map<std::string, RowFn> rows;
+    rows["model.embed_tokens.weight"] = matrix(&w.token_embedding);
+    for (int32_t i = 0; i < c.n_layers; ++i) {
+        const LayerWeights &l = w.layers[static_cast<size_t>(i)];
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        rows[p + "input_layernorm.weight"] = vector(&l.attn_norm);
+        rows[p + "self_attn.q_proj.weight"] = rope_matrix(&l.wq);
+        rows[p + "self_attn.k_proj.weight"] = rope_matrix(&l.wk);
+        rows[p + "self_attn.v_proj.weight"] = matrix(&l.wv);
+        if (c.qkv_bias) {
+            // Biases live in the same rows as q/k: permuted alike.
+            const int64_t hd = c.head_dim;
+            auto bias = [permute, hd](const Vector *v) -> RowFn {
+                return [v, permute, hd](int64_t, float *out) {
+                    for (int64_t r = 0; r < v->n; ++r)
+                        out[r] = v->data[permute ? interleaved_row_of_half_split(r, hd) : r];
+                };
+            };
+            rows[p + "self_attn.q_proj.bias"] = bias(&l.bq);
+            rows[p + "self_attn.k_proj.bias"] = bias(&l.bk);
+            rows[p + "self_attn.v_proj.bias"] = vector(&l.bv);
+        }
+        rows[p + "self_attn.o_proj.weight"] = matrix(&l.wo);
+        rows[p + "post_attention_layernorm.weight"] = vector(&l.ffn_norm);
+        rows[p + "mlp.gate_proj.weight"] = matrix(&l.w_gate);
+        rows[p + "mlp.up_proj.weight"] = matrix(&l.w_up);
+        rows[p + "mlp.down_proj.weight"] = matrix(&l.w_down);
+    }
+    rows["model.norm.weight"] = vector(&w.final_norm);
+    rows["lm_head.weight"] = matrix(&w.classifier);
+    std::vector<TensorSource> tensors = hf_tensor_layout(spec);
+    for (TensorSource &t : tensors) {
+        auto it = rows.find(t.name);
+        if (it == rows.end()) fail(LLM_ERR_INTERNAL, "no source for tensor ", t.name);
+        t.row = it->second;
+    }
+    return tensors;
+}
+
+} // namespace llm::gen

@@ -1,0 +1,36 @@
+// Where the values of a written model come from: a seeded random generator
+// for the benchmark shapes, or a loaded model being converted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "model_writer.h"
+
+namespace llm::gen {
+
+// Named shapes: qwen2.5-0.5b, stories15M, stories42M, stories110M, and the
+// test-sized qwen2-tiny and stories260K. nullptr if unknown.
+const ModelSpec *find_shape(const std::string &name);
+std::vector<std::string> shape_names();
+
+// Random weights for `spec`, the same for the same seed on every platform:
+// matrices uniform with standard deviation 1/sqrt(columns), norm gains near
+// 1, small biases.
+std::vector<TensorSource> random_tensors(const ModelSpec &spec, uint64_t seed);
+
+// The spec of a loaded model (tied as it is, or untied if `untie`).
+ModelSpec spec_of(const Model &model, bool untie);
+// Its tensors in HF layout (q/k rows permuted if the model uses llama2.c's
+// interleaved RoPE). They read `model`, which must outlive them.
+std::vector<TensorSource> model_tensors(const Model &model, const ModelSpec &spec);
+
+// Row `r` of a q or k projection in llama2.c's interleaved order, for the
+// row in rotate_half order (and back): inside each head of `head_dim` rows,
+// interleaved row 2i+p is rotate_half row p*head_dim/2 + i.
+int64_t interleaved_row_of_half_split(int64_t r, int64_t head_dim);
+int64_t half_split_row_of_interleaved(int64_t r, int64_t head_dim);
+
+} // namespace llm::gen
