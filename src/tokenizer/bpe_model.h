@@ -1,0 +1,66 @@
+// The BPE model of tokenizer.json ("model": {"type": "BPE", ...}): the
+// vocabulary, the merge ranks, and the word -> ids algorithm of Hugging Face
+// tokenizers (characters looked up one by one with byte fallback / unk, then
+// repeatedly merge the adjacent pair with the lowest rank, leftmost first).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tokenizer/hf_json.h"
+
+namespace llm {
+
+class BpeModel {
+  public:
+    // Parses and validates the "model" object; `max_id` bounds every id.
+    BpeModel(const hf_json::Json &model, int64_t max_id, const hf_json::Where &where);
+
+    // One past the largest vocabulary id.
+    int32_t size() const { return static_cast<int32_t>(tokens_.size()); }
+    // The vocabulary string of id ("" for an id the vocabulary skips).
+    const std::string &token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+    bool has(int32_t id) const {
+        return id >= 0 && id < size() && present_[static_cast<size_t>(id)];
+    }
+    int32_t find(std::string_view token) const;
+
+    // Words will be raw bytes written in GPT-2's byte-level alphabet (the
+    // ByteLevel pre-tokenizer): byte b starts as the token of its character.
+    void use_byte_level_alphabet();
+
+    // Appends the ids of one pre-tokenized word.
+    void tokenize(std::string_view word, std::vector<int32_t> &out) const;
+
+  private:
+    struct PairEntry {
+        uint64_t key; // left << 32 | right, kEmptyKey when unused
+        uint32_t rank;
+        int32_t merged;
+    };
+    static constexpr uint64_t kEmptyKey = ~uint64_t{0};
+
+    void add_merge(int32_t left, int32_t right, uint32_t rank, int32_t merged);
+    const PairEntry *find_pair(int32_t left, int32_t right) const;
+    void initial_symbols(std::string_view word, std::vector<int32_t> &symbols) const;
+    void add_unknown(std::string_view piece, std::vector<int32_t> &symbols, int32_t &pending_unk,
+                     bool &unk_pending) const;
+    void merge_long(std::vector<int32_t> &symbols) const;
+
+    std::vector<std::string> tokens_;
+    std::vector<bool> present_;
+    std::unordered_map<std::string_view, int32_t> index_; // views into tokens_
+    std::vector<PairEntry> pairs_;                        // open addressing, power of 2
+    int32_t unk_id_ = -1;
+    bool fuse_unk_ = false;
+    bool byte_fallback_ = false;
+    bool ignore_merges_ = false;
+    bool byte_level_ = false;
+    int32_t byte_ids_[256];     // byte-level: token of each byte's character, or -1
+    int32_t fallback_ids_[256]; // token "<0xXX>" of each byte, or -1
+};
+
+} // namespace llm
