@@ -17,6 +17,8 @@ namespace {
 // longer ones (runs of digits or punctuation) use a heap.
 constexpr size_t kShortWord = 48;
 constexpr uint32_t kNoRank = UINT32_MAX;
+constexpr size_t kCacheWords = 1 << 16;
+constexpr size_t kMaxCachedWordBytes = 64;
 
 uint64_t pair_key(int32_t left, int32_t right) {
     return static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32 | static_cast<uint32_t>(right);
@@ -82,7 +84,7 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
     const Json &merges = hf_json::as_array(hf_json::require(model, "merges", w), mw);
     if (merges.size() >= kNoRank) hf_json::bad(mw, "too many merges");
     size_t capacity = 16;
-    while (capacity < merges.size() * 2)
+    while (capacity < merges.size() + merges.size() / 2)
         capacity *= 2;
     pairs_.assign(capacity, {kEmptyKey, 0, 0});
     std::string left, right;
@@ -203,8 +205,30 @@ void BpeModel::initial_symbols(std::string_view word, std::vector<int32_t> &symb
     if (unk_pending) symbols.push_back(pending_unk);
 }
 
-void BpeModel::tokenize(std::string_view word, std::vector<int32_t> &out) const {
+void BpeModel::tokenize(std::string_view word, std::vector<int32_t> &out, bool cache_locked) const {
     if (word.empty()) return;
+    if (!cache_locked || word.size() > kMaxCachedWordBytes) {
+        merge(word, out);
+        return;
+    }
+    auto hit = cache_.find(word);
+    if (hit != cache_.end()) {
+        auto first = cache_ids_.begin() + hit->second.first;
+        out.insert(out.end(), first, first + hit->second.second);
+        return;
+    }
+    const size_t base = out.size();
+    merge(word, out);
+    if (cache_.size() < kCacheWords) {
+        cache_words_.emplace_back(word);
+        cache_.emplace(cache_words_.back(),
+                       std::make_pair(static_cast<uint32_t>(cache_ids_.size()),
+                                      static_cast<uint32_t>(out.size() - base)));
+        cache_ids_.insert(cache_ids_.end(), out.begin() + static_cast<long>(base), out.end());
+    }
+}
+
+void BpeModel::merge(std::string_view word, std::vector<int32_t> &out) const {
     if (ignore_merges_) { // a word that is a token is taken whole
         int32_t id = -1;
         if (byte_level_) {
@@ -242,9 +266,11 @@ void BpeModel::tokenize(std::string_view word, std::vector<int32_t> &out) const 
                 if (rank[i] < rank[best]) best = i;
             if (rank[best] == kNoRank) break;
             s[best] = merged[best];
-            std::memmove(s + best + 1, s + best + 2, (n - best - 2) * sizeof *s);
-            std::memmove(rank + best + 1, rank + best + 2, (n - best - 2) * sizeof *rank);
-            std::memmove(merged + best + 1, merged + best + 2, (n - best - 2) * sizeof *merged);
+            for (size_t i = best + 1; i + 1 < n; ++i) { // words are short: plain loops
+                s[i] = s[i + 1];
+                rank[i] = rank[i + 1];
+                merged[i] = merged[i + 1];
+            }
             --n;
             if (best > 0) look(best - 1);
             if (best + 1 < n) look(best);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,8 +34,15 @@ class BpeModel {
     // ByteLevel pre-tokenizer): byte b starts as the token of its character.
     void use_byte_level_alphabet();
 
-    // Appends the ids of one pre-tokenized word.
-    void tokenize(std::string_view word, std::vector<int32_t> &out) const;
+    // The word cache is shared by all threads: an encode call locks it for
+    // its whole duration if it is free, and goes without it otherwise.
+    std::unique_lock<std::mutex> try_lock_cache() const {
+        return std::unique_lock<std::mutex>(cache_mutex_, std::try_to_lock);
+    }
+
+    // Appends the ids of one pre-tokenized word. cache_locked: the caller
+    // holds try_lock_cache()'s lock.
+    void tokenize(std::string_view word, std::vector<int32_t> &out, bool cache_locked) const;
 
   private:
     struct PairEntry {
@@ -48,6 +57,7 @@ class BpeModel {
     void initial_symbols(std::string_view word, std::vector<int32_t> &symbols) const;
     void add_unknown(std::string_view piece, std::vector<int32_t> &symbols, int32_t &pending_unk,
                      bool &unk_pending) const;
+    void merge(std::string_view word, std::vector<int32_t> &out) const;
     void merge_long(std::vector<int32_t> &symbols) const;
 
     std::vector<std::string> tokens_;
@@ -61,6 +71,13 @@ class BpeModel {
     bool byte_level_ = false;
     int32_t byte_ids_[256];     // byte-level: token of each byte's character, or -1
     int32_t fallback_ids_[256]; // token "<0xXX>" of each byte, or -1
+
+    // word -> (offset, count) in cache_ids_; keys view cache_words_. Filled
+    // until full, never evicted (as HF's cache).
+    mutable std::mutex cache_mutex_;
+    mutable std::unordered_map<std::string_view, std::pair<uint32_t, uint32_t>> cache_;
+    mutable std::deque<std::string> cache_words_;
+    mutable std::vector<int32_t> cache_ids_;
 };
 
 } // namespace llm

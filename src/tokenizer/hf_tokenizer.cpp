@@ -87,8 +87,9 @@ class HfTokenizer final : public Tokenizer {
   private:
     bool valid(int32_t id) const { return id >= 0 && id < vocab_size_; }
     int32_t token_id(const std::string &content) const;
-    void encode_segment(std::string_view text, bool parse_special, std::vector<int32_t> &out) const;
-    void encode_normalized(std::string_view text, std::vector<int32_t> &out) const;
+    void encode_segment(std::string_view text, bool parse_special, bool cached,
+                        std::vector<int32_t> &out) const;
+    void encode_normalized(std::string_view text, bool cached, std::vector<int32_t> &out) const;
 
     BpeModel model_;
     HfNormalizer normalizer_;
@@ -209,11 +210,12 @@ std::vector<int32_t> HfTokenizer::encode(std::string_view text, bool add_special
     if (add_special) out = template_.prefix;
     std::vector<AddedTokenMatcher::Segment> segments;
     raw_added_.split(text, parse_special, segments);
+    auto cache = model_.try_lock_cache();
     for (const auto &seg : segments) {
         if (seg.id >= 0)
             out.push_back(seg.id);
         else
-            encode_segment(seg.text, parse_special, out);
+            encode_segment(seg.text, parse_special, cache.owns_lock(), out);
     }
     if (add_special) out.insert(out.end(), template_.suffix.begin(), template_.suffix.end());
     return out;
@@ -221,12 +223,12 @@ std::vector<int32_t> HfTokenizer::encode(std::string_view text, bool add_special
 
 // Plain text between two added tokens: normalized on its own (so a Prepend
 // normalizer acts once per segment, as in HF).
-void HfTokenizer::encode_segment(std::string_view text, bool parse_special,
+void HfTokenizer::encode_segment(std::string_view text, bool parse_special, bool cached,
                                  std::vector<int32_t> &out) const {
     std::string buffer;
     std::string_view norm = normalizer_.apply(text, buffer);
     if (normalized_added_.empty()) {
-        encode_normalized(norm, out);
+        encode_normalized(norm, cached, out);
         return;
     }
     std::vector<AddedTokenMatcher::Segment> segments;
@@ -235,17 +237,18 @@ void HfTokenizer::encode_segment(std::string_view text, bool parse_special,
         if (seg.id >= 0)
             out.push_back(seg.id);
         else
-            encode_normalized(seg.text, out);
+            encode_normalized(seg.text, cached, out);
     }
 }
 
-void HfTokenizer::encode_normalized(std::string_view text, std::vector<int32_t> &out) const {
+void HfTokenizer::encode_normalized(std::string_view text, bool cached,
+                                    std::vector<int32_t> &out) const {
     if (text.empty()) return;
     std::vector<std::string_view> words;
     std::deque<std::string> storage;
     pre_tokenizer_.split(text, words, storage);
     for (std::string_view word : words)
-        model_.tokenize(word, out);
+        model_.tokenize(word, out, cached);
 }
 
 void HfTokenizer::decode_append(DecodeState &state, int32_t id, bool render_special,

@@ -136,6 +136,17 @@ class RegexCompiler {
         if (pos_ < cps_.size()) error("unbalanced ')'");
         emit(root);
         re_.code_.push_back({PretokenizerRegex::Op::Match});
+        re_.split_filter_.resize(re_.code_.size());
+        for (size_t pc = 0; pc < re_.code_.size(); ++pc) {
+            const auto &in = re_.code_[pc];
+            if (in.op != Op::Split) continue;
+            auto &f = re_.split_filter_[pc];
+            f = {{0, 0}, {0, 0}};
+            int budget = 256;
+            re_.first_chars(in.a, budget, f.a);
+            budget = 256;
+            re_.first_chars(in.b, budget, f.b);
+        }
     }
 
   private:
@@ -544,6 +555,33 @@ PretokenizerRegex::PretokenizerRegex(std::string_view pattern, const std::string
     RegexCompiler(*this, pattern).compile();
 }
 
+void PretokenizerRegex::first_chars(int32_t pc, int &budget, uint64_t set[2]) const {
+    const Inst &in = code_[static_cast<size_t>(pc)];
+    if (--budget < 0 || in.op == Op::Look || in.op == Op::Match) {
+        set[0] = set[1] = ~uint64_t{0};
+        return;
+    }
+    switch (in.op) {
+    case Op::Char:
+        if (in.cp < 128) set[in.cp >> 6] |= uint64_t{1} << (in.cp & 63);
+        break;
+    case Op::Class:
+    case Op::Repeat: {
+        const CharClass &c = classes_[static_cast<size_t>(in.a)];
+        set[0] |= c.ascii[0];
+        set[1] |= c.ascii[1];
+        if (in.op == Op::Repeat && in.b == 0) first_chars(pc + 1, budget, set);
+        break;
+    }
+    case Op::Split:
+        first_chars(in.a, budget, set);
+        first_chars(in.b, budget, set);
+        break;
+    case Op::Jump: first_chars(in.a, budget, set); break;
+    default: break;
+    }
+}
+
 long PretokenizerRegex::run(std::string_view text, int32_t pc, size_t pos,
                             std::vector<Frame> &stack, uint64_t &budget) const {
     const char *base = text.data(), *end = base + text.size();
@@ -585,10 +623,25 @@ long PretokenizerRegex::run(std::string_view text, int32_t pc, size_t pos,
             ++pc;
             break;
         }
-        case Op::Split:
+        case Op::Split: {
+            if (pos < text.size() && static_cast<unsigned char>(base[pos]) < 0x80) {
+                const unsigned c = static_cast<unsigned char>(base[pos]);
+                const SplitFilter &f = split_filter_[static_cast<size_t>(pc)];
+                const bool a = (f.a[c >> 6] >> (c & 63)) & 1, b = (f.b[c >> 6] >> (c & 63)) & 1;
+                if (!a || !b) {
+                    if (a)
+                        pc = in.a;
+                    else if (b)
+                        pc = in.b;
+                    else
+                        ok = false;
+                    break;
+                }
+            }
             stack.push_back({in.b, pos, 0, false});
             pc = in.a;
             break;
+        }
         case Op::Jump: pc = in.a; break;
         case Op::Look: {
             bool matched = run(text, in.a, pos, stack, budget) >= 0;

@@ -56,9 +56,17 @@ class PretokenizerRegex {
   private:
     long run(std::string_view text, int32_t pc, size_t pos, std::vector<Frame> &stack,
              uint64_t &budget) const;
+    // ASCII characters a match starting at pc may begin with (all of them
+    // when unknown or past the budget); lets Split skip alternatives that
+    // cannot match.
+    void first_chars(int32_t pc, int &budget, uint64_t set[2]) const;
 
     std::vector<CharClass> classes_;
     std::vector<Inst> code_;
+    struct SplitFilter {
+        uint64_t a[2], b[2];
+    };
+    std::vector<SplitFilter> split_filter_; // per instruction (used by Split)
     std::string field_;
     friend class RegexCompiler;
 };
