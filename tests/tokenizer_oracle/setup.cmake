@@ -1,9 +1,11 @@
 # CTest fixture tokenizer_oracle.setup: installs the pinned npm packages
-# (npm ci from package-lock.json) into WORK_DIR and writes the oracle ids of
-# MODEL_DIR's tokenizer to OUT. Fails, never skips, when node or npm is
-# missing or the registry cannot be reached.
-foreach(var NODE NPM SRC_DIR WORK_DIR MODEL_DIR OUT)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "" OR "${${var}}" MATCHES "NOTFOUND$")
+# (npm ci from package-lock.json) into WORK_DIR and writes there the oracle
+# ids of the tokenizers in MODELS_DIR (qwen2-tiny, stories260K-hf). Fails,
+# never skips, when node or npm is missing or the registry cannot be reached.
+foreach(var NODE NPM SRC_DIR WORK_DIR MODELS_DIR)
+  if(NOT DEFINED ${var}
+     OR "${${var}}" STREQUAL ""
+     OR "${${var}}" MATCHES "NOTFOUND$")
     message(FATAL_ERROR "tokenizer oracle: ${var} is not set (are node and npm installed?)")
   endif()
 endforeach()
@@ -34,10 +36,16 @@ if(need_install)
   configure_file(${WORK_DIR}/package-lock.json ${stamp} COPYONLY)
 endif()
 
-execute_process(
-  COMMAND ${NODE} gen_oracle.js ${MODEL_DIR} ${OUT}
-  WORKING_DIRECTORY ${WORK_DIR}
-  RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "tokenizer oracle: gen_oracle.js failed (${rc})")
-endif()
+foreach(model qwen2-tiny stories260K-hf)
+  set(option "")
+  if(model STREQUAL "qwen2-tiny")
+    set(option --same-as-qwen3-package)
+  endif()
+  execute_process(
+    COMMAND ${NODE} gen_oracle.js ${MODELS_DIR}/${model} ${WORK_DIR}/${model}.oracle.json ${option}
+    WORKING_DIRECTORY ${WORK_DIR}
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tokenizer oracle: gen_oracle.js failed for ${model} (${rc})")
+  endif()
+endforeach()
