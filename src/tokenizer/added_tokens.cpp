@@ -36,7 +36,11 @@ void AddedTokenMatcher::split(std::string_view text, bool with_special,
         if (to > from) out.push_back({text.substr(from, to - from), -1});
     };
     for (size_t pos = 0; pos < text.size();) {
-        int i = tokens_.empty() ? -1 : longest_at(text, pos, with_special);
+        if (by_first_byte_[static_cast<uint8_t>(text[pos])].empty()) { // the common case
+            ++pos;
+            continue;
+        }
+        int i = longest_at(text, pos, with_special);
         if (i < 0) {
             ++pos;
             continue;

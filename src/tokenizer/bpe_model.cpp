@@ -23,6 +23,12 @@ constexpr size_t kMaxCachedWordBytes = 64;
 uint64_t pair_key(int32_t left, int32_t right) {
     return static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32 | static_cast<uint32_t>(right);
 }
+uint32_t string_hash(std::string_view s) { // FNV-1a: tokens are short
+    uint32_t h = 2166136261u;
+    for (char c : s)
+        h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+    return h;
+}
 size_t pair_hash(uint64_t key) {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 20);
 }
@@ -54,9 +60,18 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
         tokens_[id] = it.key();
         present_[id] = true;
     }
-    index_.reserve(tokens_.size());
-    for (size_t id = 0; id < tokens_.size(); ++id)
-        if (present_[id]) index_.emplace(tokens_[id], static_cast<int32_t>(id));
+    size_t slots = 16;
+    while (slots < tokens_.size() * 2)
+        slots *= 2;
+    index_.assign(slots, {0, -1});
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+        if (!present_[id]) continue;
+        uint32_t h = string_hash(tokens_[id]);
+        size_t i = h & (slots - 1);
+        while (index_[i].id >= 0) // every string is new: vocab keys are unique
+            i = (i + 1) & (slots - 1);
+        index_[i] = {h, static_cast<int32_t>(id)};
+    }
 
     for (int b = 0; b < 256; ++b) {
         char name[8];
@@ -115,8 +130,12 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
 }
 
 int32_t BpeModel::find(std::string_view token) const {
-    auto it = index_.find(token);
-    return it == index_.end() ? -1 : it->second;
+    const uint32_t h = string_hash(token);
+    const size_t mask = index_.size() - 1;
+    for (size_t i = h & mask; index_[i].id >= 0; i = (i + 1) & mask)
+        if (index_[i].hash == h && tokens_[static_cast<size_t>(index_[i].id)] == token)
+            return index_[i].id;
+    return -1;
 }
 
 void BpeModel::use_byte_level_alphabet() {

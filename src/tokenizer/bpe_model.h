@@ -62,8 +62,14 @@ class BpeModel {
 
     std::vector<std::string> tokens_;
     std::vector<bool> present_;
-    std::unordered_map<std::string_view, int32_t> index_; // views into tokens_
-    std::vector<PairEntry> pairs_;                        // open addressing, power of 2
+    // token string -> id: open addressing over (hash, id), strings compared
+    // in tokens_ (a flat table: loading 150k merges does 450k lookups).
+    struct IndexSlot {
+        uint32_t hash;
+        int32_t id; // -1: empty
+    };
+    std::vector<IndexSlot> index_;
+    std::vector<PairEntry> pairs_; // open addressing, power of 2
     int32_t unk_id_ = -1;
     bool fuse_unk_ = false;
     bool byte_fallback_ = false;

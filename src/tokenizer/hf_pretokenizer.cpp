@@ -10,6 +10,7 @@ using hf_json::Where;
 
 namespace {
 constexpr int kMaxDepth = 8;
+constexpr size_t kMaxSteps = 32; // words pass the steps recursively
 // The pattern ByteLevel applies when use_regex is true (GPT-2's).
 const char kGpt2Pattern[] =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
@@ -17,6 +18,11 @@ const char kGpt2Pattern[] =
 
 HfPreTokenizer::HfPreTokenizer(const Json *config, const Where &w) {
     if (config) add(*config, w, 0);
+}
+
+void HfPreTokenizer::add_step(Step step, const Where &w) {
+    if (steps_.size() == kMaxSteps) hf_json::bad(w, "more than 32 pre-tokenizer steps");
+    steps_.push_back(std::move(step));
 }
 
 void HfPreTokenizer::add(const Json &config, const Where &w, int depth) {
@@ -50,13 +56,13 @@ void HfPreTokenizer::add(const Json &config, const Where &w, int depth) {
             s.behavior = Behavior::Contiguous;
         else
             hf_json::bad(w / "behavior", "unknown behavior '" + b + "'");
-        steps_.push_back(std::move(s));
+        add_step(std::move(s), w);
     } else if (type == "ByteLevel") {
         Step s;
         s.add_prefix_space = hf_json::bool_or(config, "add_prefix_space", true, w);
         if (hf_json::bool_or(config, "use_regex", true, w))
             s.regex = std::make_shared<PretokenizerRegex>(kGpt2Pattern, (w / "use_regex").str());
-        steps_.push_back(std::move(s));
+        if (s.regex || s.add_prefix_space) add_step(std::move(s), w); // else the identity
         byte_level_ = true;
     } else {
         fail(LLM_ERR_UNSUPPORTED, (w / "type").str(), ": pre-tokenizer '", type,
@@ -64,41 +70,28 @@ void HfPreTokenizer::add(const Json &config, const Where &w, int depth) {
     }
 }
 
-void HfPreTokenizer::apply(const Step &s, std::string_view piece,
-                           std::vector<std::string_view> &out,
-                           std::deque<std::string> &storage) const {
+// Runs step `step` on one piece and passes what it cuts to the next step.
+void HfPreTokenizer::apply(size_t step, std::string_view piece, std::deque<std::string> &storage,
+                           WordSink &sink) const {
+    if (step == steps_.size()) {
+        if (!piece.empty()) sink.word(piece);
+        return;
+    }
+    const Step &s = steps_[step];
     if (s.add_prefix_space && (piece.empty() || piece[0] != ' ')) {
         storage.emplace_back(" ");
         storage.back().append(piece);
         piece = storage.back();
     }
     if (!s.regex && s.literal.empty()) { // ByteLevel without its regex
-        if (!piece.empty()) out.push_back(piece);
+        apply(step + 1, piece, storage, sink);
         return;
     }
-    std::vector<std::pair<size_t, size_t>> m;
-    if (s.regex) {
-        s.regex->find_all(piece, m);
-    } else {
-        for (size_t at = piece.find(s.literal); at != std::string_view::npos;
-             at = piece.find(s.literal, at + s.literal.size()))
-            m.emplace_back(at, at + s.literal.size());
-    }
-    if (s.behavior == Behavior::Contiguous) { // adjacent delimiters form one
-        size_t w = 0;
-        for (size_t i = 0; i < m.size(); ++i) {
-            if (w > 0 && m[w - 1].second == m[i].first)
-                m[w - 1].second = m[i].second;
-            else
-                m[w++] = m[i];
-        }
-        m.resize(w);
-    }
     auto emit = [&](size_t from, size_t to) {
-        if (to > from) out.push_back(piece.substr(from, to - from));
+        if (to > from) apply(step + 1, piece.substr(from, to - from), storage, sink);
     };
     size_t at = 0; // start of the text not yet emitted
-    for (const auto &[start, end] : m) {
+    auto delimiter = [&](size_t start, size_t end) {
         switch (s.behavior) {
         case Behavior::Isolated:
         case Behavior::Contiguous:
@@ -119,26 +112,37 @@ void HfPreTokenizer::apply(const Step &s, std::string_view piece,
             at = start;
             break;
         }
+    };
+    // Contiguous: adjacent delimiters form one, so each is held until the
+    // next one shows it does not continue.
+    bool held = false;
+    size_t held_start = 0, held_end = 0;
+    auto match = [&](size_t start, size_t end) {
+        if (s.behavior != Behavior::Contiguous) {
+            delimiter(start, end);
+        } else if (held && held_end == start) {
+            held_end = end;
+        } else {
+            if (held) delimiter(held_start, held_end);
+            held = true, held_start = start, held_end = end;
+        }
+    };
+    if (s.regex) {
+        PretokenizerRegex::Matches it(*s.regex, piece);
+        for (size_t start, end; it.next(start, end);)
+            match(start, end);
+    } else {
+        for (size_t hit = piece.find(s.literal); hit != std::string_view::npos;
+             hit = piece.find(s.literal, hit + s.literal.size()))
+            match(hit, hit + s.literal.size());
     }
+    if (held) delimiter(held_start, held_end);
     emit(at, piece.size());
 }
 
-void HfPreTokenizer::split(std::string_view text, std::vector<std::string_view> &words,
-                           std::deque<std::string> &storage) const {
-    if (steps_.empty()) {
-        if (!text.empty()) words.push_back(text);
-        return;
-    }
-    std::vector<std::string_view> cur{text}, next;
-    for (size_t i = 0; i < steps_.size(); ++i) {
-        std::vector<std::string_view> &dst = i + 1 == steps_.size() ? words : next;
-        for (std::string_view piece : cur)
-            apply(steps_[i], piece, dst, storage);
-        if (i + 1 < steps_.size()) {
-            cur.swap(next);
-            next.clear();
-        }
-    }
+void HfPreTokenizer::for_each_word(std::string_view text, std::deque<std::string> &storage,
+                                   WordSink &sink) const {
+    apply(0, text, storage, sink);
 }
 
 } // namespace llm

@@ -25,9 +25,18 @@ class HfPreTokenizer {
     // the model reads in GPT-2's byte-level alphabet.
     bool byte_level() const { return byte_level_; }
 
-    // Appends the words of text; they view text or strings kept in storage.
-    void split(std::string_view text, std::vector<std::string_view> &words,
-               std::deque<std::string> &storage) const;
+    // Receives the words, in order, as they are cut (no word list is built:
+    // a long text streams through).
+    class WordSink {
+      public:
+        virtual void word(std::string_view w) = 0;
+
+      protected:
+        ~WordSink() = default;
+    };
+    // The words view text or strings kept in storage.
+    void for_each_word(std::string_view text, std::deque<std::string> &storage,
+                       WordSink &sink) const;
 
   private:
     enum class Behavior { Isolated, Removed, MergedWithPrevious, MergedWithNext, Contiguous };
@@ -38,8 +47,9 @@ class HfPreTokenizer {
         bool add_prefix_space = false; // ByteLevel
     };
     void add(const hf_json::Json &config, const hf_json::Where &where, int depth);
-    void apply(const Step &step, std::string_view piece, std::vector<std::string_view> &out,
-               std::deque<std::string> &storage) const;
+    void add_step(Step step, const hf_json::Where &where);
+    void apply(size_t step, std::string_view piece, std::deque<std::string> &storage,
+               WordSink &sink) const;
 
     std::vector<Step> steps_;
     bool byte_level_ = false;

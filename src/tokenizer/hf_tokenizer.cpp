@@ -207,6 +207,7 @@ int32_t HfTokenizer::token_id(const std::string &content) const {
 std::vector<int32_t> HfTokenizer::encode(std::string_view text, bool add_special,
                                          bool parse_special) const {
     std::vector<int32_t> out;
+    out.reserve(text.size() / 3 + 8); // English runs at 4-5 bytes per token
     if (add_special) out = template_.prefix;
     std::vector<AddedTokenMatcher::Segment> segments;
     raw_added_.split(text, parse_special, segments);
@@ -244,11 +245,15 @@ void HfTokenizer::encode_segment(std::string_view text, bool parse_special, bool
 void HfTokenizer::encode_normalized(std::string_view text, bool cached,
                                     std::vector<int32_t> &out) const {
     if (text.empty()) return;
-    std::vector<std::string_view> words;
+    struct ToModel final : HfPreTokenizer::WordSink {
+        const BpeModel &model;
+        bool cached;
+        std::vector<int32_t> &out;
+        ToModel(const BpeModel &m, bool c, std::vector<int32_t> &o) : model(m), cached(c), out(o) {}
+        void word(std::string_view w) override { model.tokenize(w, out, cached); }
+    } sink(model_, cached, out);
     std::deque<std::string> storage;
-    pre_tokenizer_.split(text, words, storage);
-    for (std::string_view word : words)
-        model_.tokenize(word, out, cached);
+    pre_tokenizer_.for_each_word(text, storage, sink);
 }
 
 void HfTokenizer::decode_append(DecodeState &state, int32_t id, bool render_special,

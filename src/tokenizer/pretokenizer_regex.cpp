@@ -96,13 +96,6 @@ bool nullable(const Node &n) {
 }
 } // namespace
 
-struct PretokenizerRegex::Frame {
-    int32_t pc;
-    size_t pos;
-    size_t min_pos; // Repeat back-off frames: the repeat may not shrink below this
-    bool back_off;  // pop = give back one character of a greedy Repeat
-};
-
 bool PretokenizerRegex::CharClass::contains(uint32_t cp) const {
     if (cp < 128) return (ascii[cp >> 6] >> (cp & 63)) & 1;
     bool raw = (by_props >> props_index(unicode_props(cp))) & 1;
@@ -670,20 +663,26 @@ long PretokenizerRegex::run(std::string_view text, int32_t pc, size_t pos,
     }
 }
 
+bool PretokenizerRegex::Matches::next(size_t &start, size_t &end) {
+    const char *base = text_.data();
+    while (pos_ < text_.size()) {
+        uint64_t budget = kStepBudget;
+        long m = re_.run(text_, 0, pos_, stack_, budget);
+        if (m > static_cast<long>(pos_)) {
+            start = pos_;
+            end = pos_ = static_cast<size_t>(m);
+            return true;
+        }
+        pos_ += utf8_decode(base + pos_, base + text_.size()).len;
+    }
+    return false;
+}
+
 void PretokenizerRegex::find_all(std::string_view text,
                                  std::vector<std::pair<size_t, size_t>> &matches) const {
-    std::vector<Frame> stack;
-    const char *base = text.data();
-    for (size_t pos = 0; pos < text.size();) {
-        uint64_t budget = kStepBudget;
-        long m = run(text, 0, pos, stack, budget);
-        if (m > static_cast<long>(pos)) {
-            matches.emplace_back(pos, static_cast<size_t>(m));
-            pos = static_cast<size_t>(m);
-        } else {
-            pos += utf8_decode(base + pos, base + text.size()).len;
-        }
-    }
+    Matches it(*this, text);
+    for (size_t a, b; it.next(a, b);)
+        matches.emplace_back(a, b);
 }
 
 } // namespace llm

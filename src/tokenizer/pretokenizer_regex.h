@@ -28,9 +28,28 @@ class PretokenizerRegex {
     // `field` names the pattern's place in tokenizer.json for error messages.
     PretokenizerRegex(std::string_view pattern, const std::string &field);
 
-    // Appends every match of the pattern in text, scanning left to right
-    // (each match [first, second) starts where the previous ended or later).
-    // Empty matches are skipped: tokenizer splits never keep them.
+    struct Frame { // a backtracking point
+        int32_t pc;
+        size_t pos;
+        size_t min_pos; // back-off frames: the repeat may not shrink below this
+        bool back_off;  // pop = give back one character of a greedy Repeat
+    };
+
+    // The matches of the pattern in a text, left to right, each starting
+    // where the previous one ended or later. Empty matches are skipped:
+    // tokenizer splits never keep them.
+    class Matches {
+      public:
+        Matches(const PretokenizerRegex &re, std::string_view text) : re_(re), text_(text) {}
+        bool next(size_t &start, size_t &end);
+
+      private:
+        const PretokenizerRegex &re_;
+        std::string_view text_;
+        size_t pos_ = 0;
+        std::vector<Frame> stack_;
+    };
+    // All matches at once.
     void find_all(std::string_view text, std::vector<std::pair<size_t, size_t>> &matches) const;
 
     // Character classes, evaluated per code point.
@@ -50,8 +69,6 @@ class PretokenizerRegex {
         int32_t b = 0;     // Split: second; Repeat: min
         int32_t c = 0;     // Repeat: max (-1 = unbounded)
     };
-
-    struct Frame; // a backtracking point
 
   private:
     long run(std::string_view text, int32_t pc, size_t pos, std::vector<Frame> &stack,
