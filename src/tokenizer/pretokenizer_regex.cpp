@@ -12,9 +12,12 @@ namespace llm {
 namespace {
 constexpr int kMaxRepeat = 1000;
 constexpr size_t kMaxProgram = 100000;
-// Backtracking steps allowed per match attempt (well-behaved patterns need a
-// few per character; this only stops pathological patterns).
-constexpr uint64_t kStepBudget = 50'000'000;
+// Backtracking steps allowed per match attempt: well-behaved patterns need
+// a few per character of the match (the Qwen2 pattern about 3 on a run of
+// spaces); this only stops patterns whose backtracking explodes.
+uint64_t step_budget(size_t remaining_bytes) {
+    return 1'000'000 + 64 * uint64_t{remaining_bytes};
+}
 
 using GC = GeneralCategory;
 
@@ -666,7 +669,7 @@ long PretokenizerRegex::run(std::string_view text, int32_t pc, size_t pos,
 bool PretokenizerRegex::Matches::next(size_t &start, size_t &end) {
     const char *base = text_.data();
     while (pos_ < text_.size()) {
-        uint64_t budget = kStepBudget;
+        uint64_t budget = step_budget(text_.size() - pos_);
         long m = re_.run(text_, 0, pos_, stack_, budget);
         if (m > static_cast<long>(pos_)) {
             start = pos_;

@@ -110,6 +110,16 @@ TEST_CASE("qwen2 special tokens are text unless parse_special", "[hf_tokenizer]"
     CHECK(t.encode("a<think>b", false, false) == t.encode("a<think>b", false, true));
 }
 
+TEST_CASE("qwen2 encodes long runs and arbitrary bytes", "[hf_tokenizer]") {
+    const llm::Tokenizer &t = qwen();
+    for (std::string text :
+         {std::string(1 << 20, ' ') + "x", "x" + std::string(1 << 18, '\n'),
+          std::string(1 << 18, '=') + "a", std::string("\xFF\xC0\x80 a\xE4\xBD")}) {
+        auto ids = t.encode(text, false, false);
+        CHECK(decode(t, ids) == text); // bytes that are not UTF-8 come back too
+    }
+}
+
 TEST_CASE("qwen2 pieces and max_piece_bytes", "[hf_tokenizer]") {
     const llm::Tokenizer &t = qwen();
     size_t longest = 0;
