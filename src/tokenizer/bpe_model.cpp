@@ -1,10 +1,10 @@
 #include "tokenizer/bpe_model.h"
 
-#include <cstring>
-#include <queue>
+#include <cstdio>
 
 #include "common/error.h"
 #include "tokenizer/byte_level.h"
+#include "tokenizer/pair_merge.h"
 #include "tokenizer/utf8.h"
 
 namespace llm {
@@ -297,56 +297,18 @@ void BpeModel::merge(std::string_view word, std::vector<int32_t> &out) const {
         out.resize(base + n);
         return;
     }
+    // Long words (runs of digits or punctuation): the same order with a heap.
     symbols.assign(out.begin() + static_cast<long>(base), out.end());
     out.resize(base);
-    merge_long(symbols);
+    merge_pairs<uint32_t>(symbols,
+                          [&](int32_t left, int32_t right, uint32_t &rank, int32_t &merged) {
+                              const PairEntry *e = find_pair(left, right);
+                              if (!e) return false;
+                              rank = e->rank;
+                              merged = e->merged;
+                              return true;
+                          });
     out.insert(out.end(), symbols.begin(), symbols.end());
-}
-
-// The same merge order for long words: a heap of (rank, position) over a
-// linked list of symbols; entries made stale by earlier merges are skipped.
-void BpeModel::merge_long(std::vector<int32_t> &s) const {
-    const size_t n = s.size();
-    std::vector<int64_t> prev(n), next(n);
-    for (size_t i = 0; i < n; ++i) {
-        prev[i] = static_cast<int64_t>(i) - 1;
-        next[i] = i + 1 < n ? static_cast<int64_t>(i + 1) : -1;
-    }
-    struct Candidate {
-        uint32_t rank;
-        int64_t pos;
-        bool operator>(const Candidate &o) const {
-            return rank != o.rank ? rank > o.rank : pos > o.pos;
-        }
-    };
-    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> heap;
-    auto push = [&](int64_t i) {
-        if (i < 0 || next[i] < 0) return;
-        if (const PairEntry *e =
-                find_pair(s[static_cast<size_t>(i)], s[static_cast<size_t>(next[i])]))
-            heap.push({e->rank, i});
-    };
-    for (size_t i = 0; i + 1 < n; ++i)
-        push(static_cast<int64_t>(i));
-    std::vector<bool> alive(n, true);
-    while (!heap.empty()) {
-        Candidate c = heap.top();
-        heap.pop();
-        const int64_t l = c.pos, r = next[l];
-        if (!alive[l] || r < 0) continue;
-        const PairEntry *e = find_pair(s[static_cast<size_t>(l)], s[static_cast<size_t>(r)]);
-        if (!e || e->rank != c.rank) continue; // stale
-        s[static_cast<size_t>(l)] = e->merged;
-        alive[r] = false;
-        next[l] = next[r];
-        if (next[r] >= 0) prev[next[r]] = l;
-        push(prev[l]);
-        push(l);
-    }
-    size_t w = 0;
-    for (int64_t i = 0; i >= 0; i = next[i])
-        s[w++] = s[static_cast<size_t>(i)];
-    s.resize(w);
 }
 
 } // namespace llm

@@ -58,7 +58,6 @@ class BpeModel {
     void add_unknown(std::string_view piece, std::vector<int32_t> &symbols, int32_t &pending_unk,
                      bool &unk_pending) const;
     void merge(std::string_view word, std::vector<int32_t> &out) const;
-    void merge_long(std::vector<int32_t> &symbols) const;
 
     std::vector<std::string> tokens_;
     std::vector<bool> present_;

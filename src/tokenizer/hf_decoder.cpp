@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "tokenizer/byte_level.h"
+#include "tokenizer/replace_all.h"
 #include "tokenizer/utf8.h"
 
 namespace llm {
@@ -109,16 +110,9 @@ std::string HfDecoder::piece(std::string_view token) const {
             next.push_back(static_cast<char>(b));
             break;
         }
-        case Step::Replace: {
-            size_t at = 0;
-            for (size_t hit = cur.find(s.from); hit != std::string::npos;
-                 hit = cur.find(s.from, at)) {
-                next.append(cur, at, hit - at).append(s.to);
-                at = hit + s.from.size();
-            }
-            next.append(cur, at, std::string::npos);
+        case Step::Replace:
+            if (!replace_all(cur, s.from, s.to, next)) continue;
             break;
-        }
         case Step::Strip: {
             size_t begin = 0, end = cur.size();
             for (size_t i = 0; i < s.start && cur.compare(begin, s.from.size(), s.from) == 0; ++i)

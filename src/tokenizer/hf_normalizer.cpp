@@ -1,6 +1,7 @@
 #include "tokenizer/hf_normalizer.h"
 
 #include "common/error.h"
+#include "tokenizer/replace_all.h"
 #include "tokenizer/unicode_normalize.h"
 
 namespace llm {
@@ -84,15 +85,10 @@ std::string_view HfNormalizer::apply(std::string_view text, std::string &buffer)
                     scratch.append(cur.substr(at, m.first - at)).append(s.replacement);
                     at = m.second;
                 }
-            } else {
-                size_t hit = cur.find(s.text);
-                if (hit == std::string_view::npos) continue;
-                for (; hit != std::string_view::npos; hit = cur.find(s.text, at)) {
-                    scratch.append(cur.substr(at, hit - at)).append(s.replacement);
-                    at = hit + s.text.size();
-                }
+                scratch.append(cur.substr(at));
+            } else if (!replace_all(cur, s.text, s.replacement, scratch)) {
+                continue;
             }
-            scratch.append(cur.substr(at));
             break;
         }
         }

@@ -84,6 +84,13 @@ TEST_CASE("the base test tokenizer loads and works", "[hf_tokenizer][errors]") {
     CHECK(tok->encode("<s><x>", false, true) == std::vector<int32_t>{5, 6});
     CHECK(tok->encode("c", false, false) == std::vector<int32_t>{4}); // unknown -> unk
     CHECK(tok->bos() == 5); // no tokenizer_config.json: the template's first token
+
+    json j = base_tokenizer(); // a Replace normalizer with a regex pattern
+    j["normalizer"]["normalizers"][1] = {
+        {"type", "Replace"}, {"pattern", {{"Regex", "b+|c"}}}, {"content", "a"}};
+    test::write_file(f.tokenizer, j.dump());
+    tok = llm::load_hf_tokenizer(f.tokenizer, "");
+    CHECK(tok->encode("abbbxc", false, false) == std::vector<int32_t>{0, 0, 4, 0});
 }
 
 TEST_CASE("malformed and missing tokenizer files", "[hf_tokenizer][errors]") {
