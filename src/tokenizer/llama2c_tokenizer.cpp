@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <cstring>
-#include <queue>
 
 #include "common/error.h"
+#include "tokenizer/pair_merge.h"
 
 namespace llm {
 
@@ -112,57 +112,18 @@ void Llama2cTokenizer::encode_plain(std::string_view text, std::vector<int32_t> 
 }
 
 // Repeatedly merge the adjacent pair whose concatenation is the
-// best-scoring piece (leftmost on ties). A priority queue with lazy
-// invalidation keeps this O(n log n) instead of llama2.c's O(n^2) rescans,
-// with the same result.
+// best-scoring piece (leftmost on ties): llama2.c's rule, with a heap
+// instead of its O(n^2) rescans, with the same result.
 void Llama2cTokenizer::merge(std::vector<int32_t> &ids) const {
-    const size_t n = ids.size();
-    if (n < 2) return;
-    std::vector<int64_t> prev(n), next(n);
-    for (size_t i = 0; i < n; ++i) {
-        prev[i] = static_cast<int64_t>(i) - 1;
-        next[i] = i + 1 < n ? static_cast<int64_t>(i + 1) : -1;
-    }
-    struct Candidate {
-        float score;
-        int64_t left;
-        int32_t left_id, right_id, merged;
-    };
-    auto worse = [](const Candidate &a, const Candidate &b) {
-        if (a.score != b.score) return a.score < b.score;
-        return a.left > b.left;
-    };
-    std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> queue(worse);
     std::string joined;
-    auto push = [&](int64_t left) {
-        if (left < 0 || next[left] < 0) return;
-        int64_t right = next[left];
-        joined = pieces_[ids[left]];
-        joined += pieces_[ids[right]];
-        int32_t id = lookup(joined);
-        if (id >= 0) queue.push({scores_[id], left, ids[left], ids[right], id});
-    };
-    for (size_t i = 0; i + 1 < n; ++i)
-        push(static_cast<int64_t>(i));
-    std::vector<bool> alive(n, true);
-    while (!queue.empty()) {
-        Candidate c = queue.top();
-        queue.pop();
-        int64_t l = c.left;
-        if (!alive[l] || next[l] < 0) continue;
-        int64_t r = next[l];
-        if (ids[l] != c.left_id || ids[r] != c.right_id) continue; // stale
-        ids[l] = c.merged;
-        alive[r] = false;
-        next[l] = next[r];
-        if (next[r] >= 0) prev[next[r]] = l;
-        push(prev[l]);
-        push(l);
-    }
-    size_t w = 0;
-    for (int64_t i = 0; i >= 0; i = next[i])
-        ids[w++] = ids[i];
-    ids.resize(w);
+    merge_pairs<float>(ids, [&](int32_t left, int32_t right, float &priority, int32_t &merged) {
+        joined = pieces_[static_cast<size_t>(left)];
+        joined += pieces_[static_cast<size_t>(right)];
+        merged = lookup(joined);
+        if (merged < 0) return false;
+        priority = -scores_[static_cast<size_t>(merged)];
+        return true;
+    });
 }
 
 std::vector<int32_t> Llama2cTokenizer::encode(std::string_view text, bool add_special,
