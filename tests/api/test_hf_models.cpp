@@ -1,6 +1,5 @@
-// Hugging Face folders through llm.h. The golden tests need tokenizer.json
-// support (tagged [needs-hf-tokenizer], hidden until it is merged); the
-// bad-input tests fail before the tokenizer is read and run now.
+// Hugging Face folders through llm.h: goldens (prompt ids from tokenizer.json,
+// greedy ids, logits), chat formatting, and broken folders.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -45,8 +44,7 @@ std::vector<float> logits_copy(const llm_context *ctx) {
 
 } // namespace
 
-TEST_CASE("qwen2-tiny through llm.h: prompt ids, greedy ids and logits",
-          "[.][needs-hf-tokenizer][golden][hf]") {
+TEST_CASE("qwen2-tiny through llm.h: prompt ids, greedy ids and logits", "[golden][hf]") {
     auto model = load_model(qwen2_tiny());
     const llm_model *m = model.get();
     CHECK(std::string(llm_model_arch(m)) == "qwen2");
@@ -84,8 +82,7 @@ TEST_CASE("qwen2-tiny through llm.h: prompt ids, greedy ids and logits",
     }
 }
 
-TEST_CASE("qwen2-tiny with weights widened to f32 gives the same logits",
-          "[.][needs-hf-tokenizer][hf]") {
+TEST_CASE("qwen2-tiny with weights widened to f32 gives the same logits", "[hf]") {
     auto bf16 = load_model(qwen2_tiny());
     auto f32 = load_model(qwen2_tiny(), nullptr, LLM_WEIGHTS_F32);
     CHECK(llm_model_weight_type(f32.get()) == LLM_WEIGHTS_F32);
@@ -98,8 +95,7 @@ TEST_CASE("qwen2-tiny with weights widened to f32 gives the same logits",
     CHECK(max_abs_diff(llm_context_logits(a.get()), llm_context_logits(b.get()), 151936) < 1e-4f);
 }
 
-TEST_CASE("qwen2-tiny chat: llm_chat_format rebuilds p3_chat's prompt",
-          "[.][needs-hf-tokenizer][golden][hf][chat]") {
+TEST_CASE("qwen2-tiny chat: llm_chat_format rebuilds p3_chat's prompt", "[golden][hf][chat]") {
     auto model = load_model(qwen2_tiny());
     auto g = read_json(shared_path("golden/qwen2-tiny/p3_chat.json"));
     const llm_chat_message msgs[] = {
@@ -117,8 +113,7 @@ TEST_CASE("qwen2-tiny chat: llm_chat_format rebuilds p3_chat's prompt",
           g["prompt_token_ids"].get<std::vector<llm_token>>());
 }
 
-TEST_CASE("stories260K-hf through llm.h reproduces llama2.c run.c",
-          "[.][needs-hf-tokenizer][golden][hf]") {
+TEST_CASE("stories260K-hf through llm.h reproduces llama2.c run.c", "[golden][hf]") {
     auto model = load_model(shared_path("models/stories260K-hf"));
     const llm_model *m = model.get();
     CHECK(std::string(llm_model_arch(m)) == "llama");
