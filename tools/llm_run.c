@@ -18,7 +18,7 @@ static void usage(void) {
             "  -p TOPP      top-p nucleus (default 0.9)\n"
             "  -k TOPK      top-k, 0 = off (default 0)\n"
             "  -s SEED      random seed (default: time)\n"
-            "  -y SYSTEM    system prompt (with --chat)\n"
+            "  -y SYSTEM    system prompt (with --chat; default: the chat template's own)\n"
             "  -m TYPE      weights in memory: auto, f32, bf16, f16, q8_0 (default auto)\n"
             "  --threads N  compute threads (default: physical cores)\n"
             "  --chat       wrap the prompt in the model's chat template\n"

@@ -23,3 +23,5 @@ expect_failure("missing tokenizer" "file not found" ${LLM_RUN} ${SHARED}/models/
                /nonexistent/tok.bin)
 expect_failure("not a checkpoint" "bad model dimensions" ${LLM_RUN} ${SHARED}/models/tok512.bin -z
                ${SHARED}/models/tok512.bin)
+expect_failure("a folder that is not a model" "no config.json.*file not found" ${LLM_RUN}
+               ${SHARED}/golden)
