@@ -669,13 +669,24 @@ llm_status generation_step(llm_context *ctx, llm_sampler *sampler, bool stop_at_
         *eog = 1;
         return LLM_OK;
     }
+    // A token that does not enter the context (cancelled, or an error) must
+    // leave the text stream as it was, or the next step, sampling again,
+    // would decode it twice (a held-back UTF-8 lead byte would be lost).
+    // CONTEXT_FULL is the exception: its token and text are returned.
+    const llm_detokenizer saved_stream = ctx->stream;
+    const size_t saved_pos = ctx->stream_pos;
     s = guarded([&] {
         stream_token(ctx, t, text);
         return LLM_OK;
     });
-    if (s != LLM_OK) return s;
-    s = llm_forward(ctx, &t, 1);
-    ctx->stream_pos = ctx->tokens.size();
+    if (s == LLM_OK) s = llm_forward(ctx, &t, 1);
+    if (s == LLM_OK || s == LLM_ERR_CONTEXT_FULL) {
+        ctx->stream_pos = ctx->tokens.size();
+    } else {
+        ctx->stream = saved_stream;
+        ctx->stream_pos = saved_pos;
+        text.clear();
+    }
     return s;
 }
 

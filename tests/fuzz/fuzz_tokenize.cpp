@@ -12,7 +12,7 @@
 
 namespace {
 // The reference is O(n^2) in the text length: compare on shorter texts only.
-constexpr size_t kReferenceMaxBytes = 512;
+constexpr size_t kReferenceMaxBytes = 160;
 
 const fuzz::ReferenceEncoder *reference_for(size_t index) {
     static std::vector<std::unique_ptr<fuzz::ReferenceEncoder>> refs = [] {

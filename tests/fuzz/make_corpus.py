@@ -94,7 +94,7 @@ def llama2c_checkpoints():
     }
     for name, h in bad.items():
         out("fuzz_llama2c_model", name, struct.pack("<7i", *h) + weights[:4096])
-    out("fuzz_llama2c_model", "ak42-magic", b"ak42" + struct.pack("<i", 2) + real[8:512])
+    out("fuzz_llama2c_model", "ak42-magic", struct.pack("<Ii", 0x616B3432, 2) + real[8:512])
     out("fuzz_llama2c_model", "real-prefix", real[:2048])
     out("fuzz_llama2c_model", "empty", b"")
 

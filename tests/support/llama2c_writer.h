@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace test {
 
@@ -11,15 +12,26 @@ struct Llama2cHeader {
     int32_t dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
 };
 
-// The float32 values that follow a header, as llama2.c's export writes them
-// (a negative vocab_size adds an unshared classifier). Assumes sane dims.
-uint64_t llama2c_float_count(const Llama2cHeader &h);
+// Where each tensor starts, in floats after the header, in the order
+// llama2.c's export writes them (a negative vocab_size adds an unshared
+// classifier at the end). Assumes sane dims.
+struct Llama2cSections {
+    uint64_t embedding, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final, freq_cis, wcls,
+        end;
+};
+Llama2cSections llama2c_sections(const Llama2cHeader &h);
 
 // The 28 header bytes.
 std::string llama2c_header_bytes(const Llama2cHeader &h);
 
-// Header plus llama2c_float_count(h) small pseudo-random weights (norm gains
-// near 1), deterministic for a given seed.
+// Header plus small pseudo-random weights (norm gains near 1),
+// deterministic for a given seed.
 std::string make_llama2c_checkpoint(const Llama2cHeader &h, uint32_t seed = 1);
+
+// A checkpoint whose greedy choice after token a is next[a], for every a
+// (vocab = next.size() = dim, even): one-hot embeddings, zero attention and
+// FFN weights, unit norm gains, and an unshared classifier mapping e_a to
+// next[a]. Lets a test script exactly what a model generates.
+std::string make_llama2c_successor_checkpoint(const std::vector<int32_t> &next, int32_t seq_len);
 
 } // namespace test
