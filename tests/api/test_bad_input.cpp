@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstring>
+#include <sys/stat.h>
 
 #include "support/api_helpers.h"
 #include "support/llama2c_writer.h"
@@ -101,6 +102,14 @@ TEST_CASE("a path that is not a regular file is an I/O error", "[bad_input]") {
     CHECK(r.status == LLM_ERR_IO);
     CHECK_THAT(r.message, Catch::Contains("not a regular file"));
     r = load(f.model, "/dev/null");
+    CHECK(r.status == LLM_ERR_IO);
+    // A FIFO must be refused, not waited on for a writer that never comes.
+    const std::string fifo = f.dir + "/fifo";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    r = load(fifo);
+    CHECK(r.status == LLM_ERR_IO);
+    CHECK_THAT(r.message, Catch::Contains("not a regular file"));
+    r = load(f.model, fifo);
     CHECK(r.status == LLM_ERR_IO);
 }
 

@@ -128,7 +128,7 @@ TEST_CASE("llm_generate stops at the context length with CONTEXT_FULL", "[contex
     CHECK(llm_context_position(ctx.get()) == 16);
 }
 
-TEST_CASE("rewind keeps a prefix; generation from it equals a fresh run", "[context]") {
+TEST_CASE("rewind keeps a prefix, and generation from it equals a fresh run", "[context]") {
     const auto prompt = story_prefix();
     auto model = load_stories260k();
     const llm_model *m = model.get();

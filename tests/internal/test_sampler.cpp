@@ -152,7 +152,7 @@ TEST_CASE("temperature 0 is argmax", "[sampler]") {
     }
 }
 
-TEST_CASE("a fixed seed reproduces; reseed restarts the sequence", "[sampler]") {
+TEST_CASE("a fixed seed reproduces, and reseed restarts the sequence", "[sampler]") {
     auto logits = random_logits(300, 3);
     SamplerConfig c;
     c.temperature = 1.3f;
