@@ -26,7 +26,8 @@ targets=("$@")
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM_FUZZ=ON -DLLM_BUILD_TESTS=OFF \
-    -DLLM_BUILD_TOOLS=OFF -DLLM_BUILD_EXAMPLES=OFF -DLLM_SHARED_DIR="$shared"
+    -DLLM_BUILD_TOOLS=OFF -DLLM_BUILD_EXAMPLES=OFF -DLLM_BUILD_BINDINGS=OFF \
+    -DLLM_SHARED_DIR="$shared"
 fi
 ninja -C "$build" -j2 fuzz_targets
 

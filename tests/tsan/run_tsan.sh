@@ -10,7 +10,8 @@ build=${LLM_TSAN_BUILD:-$root/build-tsan}
 shared=$(cd "${LLM_SHARED_DIR:-$root/../shared}" && pwd)
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM_TSAN=ON \
-  -DLLM_BUILD_TOOLS=OFF -DLLM_BUILD_EXAMPLES=OFF -DLLM_SHARED_DIR="$shared" >/dev/null
+  -DLLM_BUILD_TOOLS=OFF -DLLM_BUILD_EXAMPLES=OFF -DLLM_BUILD_BINDINGS=OFF \
+  -DLLM_SHARED_DIR="$shared" >/dev/null
 cmake --build "$build" -j 2 --target llm_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 (cd "$build" && ctest --output-on-failure -R 'concurrency|cancel')
