@@ -207,7 +207,7 @@ void Llama2cTokenizer::decode_append(DecodeState &state, int32_t id, bool render
                                      std::string &out) const {
     int32_t prev = state.prev;
     state.prev = id;
-    if (is_special(id) && !render_special) return;
+    if (id < 0 || id >= vocab_size() || (is_special(id) && !render_special)) return;
     const std::string &p = pieces_[static_cast<size_t>(id)];
     int byte = byte_piece_value(p);
     if (byte >= 0) {
