@@ -37,7 +37,8 @@
  *   - Output buffers are caller-owned: (buf, cap, &needed). If cap is too
  *     small the call returns LLM_ERR_BUFFER_TOO_SMALL and sets *needed; a
  *     call with buf = NULL and cap = 0 is a size query. Strings written to a
- *     buffer are NOT NUL-terminated; *needed / *n_out counts bytes.
+ *     buffer are NOT NUL-terminated; *needed / *n_out counts bytes. The
+ *     count out-parameter (n_out) may be NULL if the caller needs no count.
  *   - Input pointers are borrowed for the duration of the call only.
  *   - Params structs start with struct_size; obtain them from the matching
  *     *_default_params() function, change what you need, and pass a pointer
@@ -46,6 +47,31 @@
  *     undefined behaviour (as with free()); everything else in this header is
  *     checked and reported through a status.
  *   - Text is UTF-8 everywhere, including paths.
+ *
+ * What is checked, and what is undefined
+ *   Checked (a status and a message, never a crash, abort or leak): NULL for
+ *   any handle or pointer (getters then return 0 / NULL / LLM_TOKEN_NONE,
+ *   void functions do nothing); zero-length inputs; token ids outside the
+ *   vocabulary; too-small buffers; parameter values out of range; a
+ *   struct_size below 4 or above 4096 (an uninitialised params struct);
+ *   running out of context (CONTEXT_FULL); any model or tokenizer file
+ *   content, however corrupt or hostile: sizes are checked against the file
+ *   and against sane limits before anything is allocated or read, so loading
+ *   costs at most about the file size (plus converted copies when
+ *   weight_type asks for another type).
+ *   Undefined, as in C generally: using a handle after its *_free (or
+ *   freeing it twice), or a pointer libllm did not return; freeing a model
+ *   while a context or detokenizer made from it is alive; calling into one
+ *   context, sampler or detokenizer from two threads at once (except
+ *   llm_context_cancel), or into the context that is running an
+ *   llm_generate callback; pointers to less memory than the lengths and
+ *   capacities passed with them; strings that should be NUL-terminated
+ *   (paths, chat messages) and are not; a params struct_size larger than
+ *   the memory behind it; changing or truncating a model file while a model
+ *   loaded from it with use_mmap = 1 is alive (the OS may then raise SIGBUS).
+ *   Memory: a context holds a KV cache of 2 * n_layer * n_ctx * kv_dim
+ *   floats. n_ctx = 0 means the model's maximum, which an untrusted file
+ *   chooses: hosts loading untrusted models should set n_ctx themselves.
  */
 #ifndef LLM_H
 #define LLM_H
@@ -281,9 +307,12 @@ LLM_API void llm_context_free(llm_context *ctx);
 
 /* Run the model over `n_tokens` tokens appended at the current position and
  * keep the logits of the last one. All ids are checked before any work.
- * Errors: TOKEN_OUT_OF_RANGE; CONTEXT_FULL if position + n_tokens > n_ctx
- * (nothing is consumed: reset or rewind, then go on); CANCELLED (the tokens
- * processed so far stay in the cache, see llm_context_position). */
+ * Errors: INVALID_ARGUMENT for n_tokens = 0; TOKEN_OUT_OF_RANGE;
+ * CONTEXT_FULL if position + n_tokens > n_ctx (nothing is consumed, the
+ * logits stay: reset or rewind, then go on); CANCELLED (the tokens processed
+ * so far stay in the cache, see llm_context_position and
+ * llm_context_tokens; if any were processed the logits are cleared: forward
+ * the remaining tokens to finish). */
 LLM_API llm_status llm_forward(llm_context *ctx, const llm_token *tokens, size_t n_tokens);
 
 /* Number of tokens in the cache (the next token's position). */
@@ -346,7 +375,10 @@ LLM_API llm_status llm_sample(llm_sampler *sampler, const llm_context *ctx, llm_
  * a buffer of llm_context_step_max_bytes() bytes always suffices; if cap is
  * smaller the call returns BUFFER_TOO_SMALL before sampling anything.
  * Errors as llm_sample and llm_forward (CONTEXT_FULL when there is no room
- * to feed the sampled token: the token and its text are still returned). */
+ * to feed the sampled token: the token and its text are still returned;
+ * CANCELLED: the sampled token was not fed and its text is neither written
+ * nor consumed, so the next call samples again and the stream stays
+ * intact). */
 LLM_API llm_status llm_context_step(llm_context *ctx, llm_sampler *sampler, llm_token *out_token,
                                     int32_t *out_eog, char *buf, size_t cap, size_t *n_out);
 LLM_API size_t llm_context_step_max_bytes(const llm_context *ctx);

@@ -101,14 +101,12 @@ template <typename P> P read_params(const P *given, P defaults) {
     return out;
 }
 
-bool token_ok(const llm_model *m, llm_token t) {
-    return t >= 0 && t < m->model->config.vocab_size;
-}
-
-void check_token(const llm_model *m, llm_token t) {
-    if (!token_ok(m, t))
+// Ids are checked against the model's vocabulary (its embedding rows). A
+// tokenizer may know fewer (padding rows): those decode to nothing.
+void check_token(const llm::Model &m, llm_token t) {
+    if (t < 0 || t >= m.config.vocab_size)
         llm::fail(LLM_ERR_TOKEN_OUT_OF_RANGE, "token id ", t, " is outside [0, ",
-                  m->model->config.vocab_size, ")");
+                  m.config.vocab_size, ")");
 }
 
 void detok_push(llm_detokenizer &d, llm_token t, std::string &out) {
@@ -289,7 +287,7 @@ llm_status llm_token_to_piece(const llm_model *model, llm_token token, char *buf
     if (!model) return invalid("llm_token_to_piece: model is NULL");
     if (!buf && cap) return invalid("llm_token_to_piece: buf is NULL but cap > 0");
     return guarded([&] {
-        check_token(model, token);
+        check_token(*model->model, token);
         if (token >= model->model->tokenizer->vocab_size())
             return copy_out("", 0, 1, buf, cap, n_out);
         std::string p = model->model->tokenizer->piece(token);
@@ -306,12 +304,11 @@ llm_status llm_detokenize(const llm_model *model, const llm_token *tokens, size_
     return guarded([&] {
         const llm::Tokenizer &tok = *model->model->tokenizer;
         for (size_t i = 0; i < n_tokens; ++i)
-            check_token(model, tokens[i]);
+            check_token(*model->model, tokens[i]);
         llm::DecodeState st;
         std::string text;
         for (size_t i = 0; i < n_tokens; ++i)
-            if (tokens[i] < tok.vocab_size())
-                tok.decode_append(st, tokens[i], flags & LLM_DETOKENIZE_RENDER_SPECIAL, text);
+            tok.decode_append(st, tokens[i], flags & LLM_DETOKENIZE_RENDER_SPECIAL, text);
         return copy_out(text.data(), text.size(), 1, buf, cap, n_out);
     });
 }
@@ -340,8 +337,7 @@ llm_status llm_detokenizer_push(llm_detokenizer *d, llm_token token, char *buf, 
     if (!d) return invalid("llm_detokenizer_push: detokenizer is NULL");
     if (!buf && cap) return invalid("llm_detokenizer_push: buf is NULL but cap > 0");
     return guarded([&] {
-        if (token < 0 || token >= d->model->tokenizer->vocab_size())
-            llm::fail(LLM_ERR_TOKEN_OUT_OF_RANGE, "token id ", token, " is outside the vocabulary");
+        check_token(*d->model, token);
         // Work on copies so a too-small buffer consumes nothing.
         llm_detokenizer trial = *d;
         std::string text;
@@ -443,7 +439,7 @@ llm_status llm_forward(llm_context *ctx, const llm_token *tokens, size_t n_token
     if (n_tokens == 0) return invalid("llm_forward: no tokens given");
     return guarded([&] {
         for (size_t i = 0; i < n_tokens; ++i)
-            check_token(ctx->owner, tokens[i]);
+            check_token(*ctx->owner->model, tokens[i]);
         const size_t pos = ctx->tokens.size();
         const size_t n_ctx = static_cast<size_t>(ctx->transformer->n_ctx());
         if (n_tokens > n_ctx - pos)
@@ -669,13 +665,24 @@ llm_status generation_step(llm_context *ctx, llm_sampler *sampler, bool stop_at_
         *eog = 1;
         return LLM_OK;
     }
+    // A token that does not enter the context (cancelled, or an error) must
+    // leave the text stream as it was, or the next step, sampling again,
+    // would decode it twice (a held-back UTF-8 lead byte would be lost).
+    // CONTEXT_FULL is the exception: its token and text are returned.
+    const llm_detokenizer saved_stream = ctx->stream;
+    const size_t saved_pos = ctx->stream_pos;
     s = guarded([&] {
         stream_token(ctx, t, text);
         return LLM_OK;
     });
-    if (s != LLM_OK) return s;
-    s = llm_forward(ctx, &t, 1);
-    ctx->stream_pos = ctx->tokens.size();
+    if (s == LLM_OK) s = llm_forward(ctx, &t, 1);
+    if (s == LLM_OK || s == LLM_ERR_CONTEXT_FULL) {
+        ctx->stream_pos = ctx->tokens.size();
+    } else {
+        ctx->stream = saved_stream;
+        ctx->stream_pos = saved_pos;
+        text.clear();
+    }
     return s;
 }
 

@@ -16,8 +16,12 @@ const char *const kSeparators = "/";
 #endif
 } // namespace
 
-std::shared_ptr<MappedFile> MappedFile::open(const std::string &path, bool use_mmap) {
+std::shared_ptr<MappedFile> MappedFile::open(const std::string &path, bool use_mmap,
+                                             size_t max_bytes) {
     os::ReadOnlyFile file(path);
+    if (file.size() > max_bytes)
+        fail(LLM_ERR_FORMAT, path, ": ", file.size(), " bytes is larger than the ", max_bytes,
+             " allowed for this file");
     if (file.size() > SIZE_MAX)
         fail(LLM_ERR_IO, path, ": ", file.size(), " bytes do not fit in this address space");
     std::shared_ptr<MappedFile> m(new MappedFile());
@@ -70,10 +74,7 @@ std::string read_file_prefix(const std::string &path, size_t n) {
 }
 
 std::string read_text_file(const std::string &path, size_t max_bytes) {
-    auto f = MappedFile::open(path, false);
-    if (f->size() > max_bytes)
-        fail(LLM_ERR_FORMAT, path, ": ", f->size(), " bytes is larger than the ", max_bytes,
-             " allowed for this file");
+    auto f = MappedFile::open(path, false, max_bytes); // an oversized file is refused unread
     return std::string(reinterpret_cast<const char *>(f->data()), f->size());
 }
 

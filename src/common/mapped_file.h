@@ -12,8 +12,10 @@ namespace llm {
 
 class MappedFile {
   public:
-    // Throws llm::Error: NOT_FOUND if the path does not exist, IO otherwise.
-    static std::shared_ptr<MappedFile> open(const std::string &path, bool use_mmap = true);
+    // Throws llm::Error: NOT_FOUND if the path does not exist, FORMAT if the
+    // file is larger than max_bytes (checked before reading), IO otherwise.
+    static std::shared_ptr<MappedFile> open(const std::string &path, bool use_mmap = true,
+                                            size_t max_bytes = SIZE_MAX);
     ~MappedFile();
     MappedFile(const MappedFile &) = delete;
     MappedFile &operator=(const MappedFile &) = delete;

@@ -24,7 +24,9 @@ namespace {
 namespace os {
 
 ReadOnlyFile::ReadOnlyFile(const std::string &path) : path_(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+    // below as not a regular file. No effect on regular files.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) fail_errno(path, "cannot open");
     handle_ = fd;
     struct stat st;

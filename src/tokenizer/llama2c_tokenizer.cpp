@@ -1,5 +1,6 @@
 #include "tokenizer/llama2c_tokenizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -41,8 +42,11 @@ std::unique_ptr<Llama2cTokenizer> Llama2cTokenizer::load(const MappedFile &file,
         fail(LLM_ERR_FORMAT, file.path(), ": max_token_length ", max_len, " is out of range");
 
     auto tok = std::unique_ptr<Llama2cTokenizer>(new Llama2cTokenizer());
-    tok->pieces_.reserve(static_cast<size_t>(vocab_size));
-    tok->scores_.reserve(static_cast<size_t>(vocab_size));
+    // Every entry takes at least 8 bytes: reserve no more than the file can
+    // hold, whatever vocab_size claims.
+    const size_t fits = std::min(static_cast<size_t>(vocab_size), (size - 4) / 8);
+    tok->pieces_.reserve(fits);
+    tok->scores_.reserve(fits);
     size_t off = 4;
     for (int32_t i = 0; i < vocab_size; ++i) {
         if (size - off < 8)
@@ -168,7 +172,7 @@ void Llama2cTokenizer::decode_append(DecodeState &state, int32_t id, bool render
                                      std::string &out) const {
     int32_t prev = state.prev;
     state.prev = id;
-    if (is_special(id) && !render_special) return;
+    if (id < 0 || id >= vocab_size() || (is_special(id) && !render_special)) return;
     const std::string &p = pieces_[static_cast<size_t>(id)];
     int byte = byte_piece_value(p);
     if (byte >= 0) {

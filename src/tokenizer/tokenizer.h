@@ -33,7 +33,8 @@ class Tokenizer {
 
     // Appends the bytes of `id` as they appear in decoded text, given the
     // state, and advances the state. Special tokens add nothing unless
-    // render_special.
+    // render_special. Any id of the model's vocabulary may come in: one
+    // beyond this tokenizer's own (an embedding padding row) adds nothing.
     virtual void decode_append(DecodeState &state, int32_t id, bool render_special,
                                std::string &out) const = 0;
 
