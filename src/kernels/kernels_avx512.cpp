@@ -6,11 +6,15 @@
     defined(__AVX512DQ__) && defined(__FMA__) && defined(__F16C__)
 // GCC 12's AVX-512 headers build "undefined" vectors from themselves, which
 // its own -Wuninitialized then reports wherever they are inlined.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 namespace llm {
 

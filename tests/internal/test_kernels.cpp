@@ -1,0 +1,348 @@
+// The kernels of the active SIMD level (CTest runs this file once per level,
+// with LLM_SIMD set) against straightforward double-precision references
+// written here, on shapes that hit every tile and tail case.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernels/float_convert.h"
+#include "kernels/kernel_table.h"
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+#include "kernels/thread_pool.h"
+#include "model/convert_weights.h"
+
+using namespace llm;
+
+namespace {
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (float &x : v)
+        x = d(gen);
+    return v;
+}
+
+// A rows x cols matrix of `type` built from fp32 values, with its decoded
+// fp32 values (what the kernels should compute with).
+struct TestMatrix {
+    std::vector<uint8_t> bytes;
+    Matrix m;
+    std::vector<float> decoded;
+};
+
+float decode(const uint8_t *row, DType t, int64_t j) {
+    uint16_t h;
+    switch (t) {
+    case DType::F32: {
+        float f;
+        std::memcpy(&f, row + 4 * j, 4);
+        return f;
+    }
+    case DType::BF16: std::memcpy(&h, row + 2 * j, 2); return bf16_to_f32(h);
+    case DType::F16: std::memcpy(&h, row + 2 * j, 2); return f16_to_f32(h);
+    case DType::Q8_0: {
+        const BlockQ8_0 &b = reinterpret_cast<const BlockQ8_0 *>(row)[j / kQ8BlockSize];
+        return b.q[j % kQ8BlockSize] * f16_to_f32(b.scale);
+    }
+    }
+    return 0.0f;
+}
+
+TestMatrix make_matrix(DType t, int64_t rows, int64_t cols, uint32_t seed) {
+    TestMatrix tm;
+    tm.m = Matrix{nullptr, t, rows, cols};
+    tm.bytes.resize(tm.m.bytes());
+    auto values = random_floats(static_cast<size_t>(rows * cols), seed);
+    for (int64_t r = 0; r < rows; ++r)
+        encode_row(&values[static_cast<size_t>(r * cols)], cols, t,
+                   tm.bytes.data() + r * tm.m.row_bytes());
+    tm.m.data = tm.bytes.data();
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j)
+            tm.decoded.push_back(decode(tm.m.row(r), t, j));
+    return tm;
+}
+
+// The activation quantization as specified in kernel_table.h.
+std::vector<BlockQ8Act> quantize_reference(const float *x, int64_t n) {
+    std::vector<BlockQ8Act> out(static_cast<size_t>(n / kQ8BlockSize));
+    for (size_t b = 0; b < out.size(); ++b) {
+        float amax = 0.0f;
+        for (int j = 0; j < kQ8BlockSize; ++j)
+            amax = std::max(amax, std::fabs(x[b * kQ8BlockSize + j]));
+        const float scale = amax / 127.0f;
+        const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+        out[b].scale = scale;
+        for (int j = 0; j < kQ8BlockSize; ++j)
+            out[b].q[j] = static_cast<int8_t>(std::nearbyint(x[b * kQ8BlockSize + j] * inv));
+    }
+    return out;
+}
+
+// Y = W X in double, and the scale of its rounding error (sum |w x|).
+void reference_matmul(const TestMatrix &tm, const std::vector<float> &x, int64_t n,
+                      std::vector<double> &y, std::vector<double> &mag) {
+    const int64_t rows = tm.m.rows, cols = tm.m.cols;
+    y.assign(static_cast<size_t>(n * rows), 0.0);
+    mag.assign(y.size(), 0.0);
+    for (int64_t t = 0; t < n; ++t) {
+        const float *xt = &x[static_cast<size_t>(t * cols)];
+        // Decode with Q8_0 weights meets quantized activations.
+        std::vector<BlockQ8Act> xq;
+        if (n == 1 && tm.m.type == DType::Q8_0) xq = quantize_reference(xt, cols);
+        for (int64_t r = 0; r < rows; ++r) {
+            double s = 0, m = 0;
+            for (int64_t j = 0; j < cols; ++j) {
+                const double w = tm.decoded[static_cast<size_t>(r * cols + j)];
+                const double v = xq.empty() ? xt[j]
+                                            : xq[j / kQ8BlockSize].q[j % kQ8BlockSize] *
+                                                  static_cast<double>(xq[j / kQ8BlockSize].scale);
+                s += w * v;
+                m += std::fabs(w * v);
+            }
+            y[static_cast<size_t>(t * rows + r)] = s;
+            mag[static_cast<size_t>(t * rows + r)] = m;
+        }
+    }
+}
+
+const DType kTypes[] = {DType::F32, DType::BF16, DType::F16, DType::Q8_0};
+
+} // namespace
+
+TEST_CASE("LLM_SIMD selects the kernel level", "[kernels][simd]") {
+    const SimdLevel best = detect_simd_level();
+    const SimdLevel active = active_simd_level();
+    INFO("detected " << simd_level_name(best) << ", active " << simd_level_name(active));
+    CHECK(kernel_table().level == active);
+    CHECK(static_cast<int>(active) <= static_cast<int>(best));
+    const char *env = std::getenv("LLM_SIMD");
+    if (!env || !*env) {
+        CHECK(active == best);
+        return;
+    }
+    // A request this CPU can meet is met exactly.
+    auto on_this_arch = [&](SimdLevel l) {
+        return l == SimdLevel::Scalar || (l == SimdLevel::Neon) == (best == SimdLevel::Neon);
+    };
+    for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Neon, SimdLevel::Avx2, SimdLevel::Avx512,
+                        SimdLevel::Avx512Vnni})
+        if (std::string(env) == simd_level_name(l) && on_this_arch(l) &&
+            static_cast<int>(l) <= static_cast<int>(best))
+            CHECK(active == l);
+}
+
+TEST_CASE("matmul matches a double-precision reference for every weight type and shape",
+          "[kernels]") {
+    ThreadPool pool(3);
+    const int64_t shapes[][2] = {{1, 32},  {3, 64},   {4, 96},  {17, 288},
+                                 {33, 64}, {64, 160}, {7, 172}, {5, 48}};
+    for (DType t : kTypes)
+        for (const auto &s : shapes) {
+            const int64_t rows = s[0], cols = s[1];
+            if (!dtype_can_hold(t, cols)) continue;
+            auto tm = make_matrix(t, rows, cols, static_cast<uint32_t>(rows * 1000 + cols));
+            for (int64_t n : {1, 2, 5, 6, 7, 13, 64}) {
+                auto x = random_floats(static_cast<size_t>(n * cols), static_cast<uint32_t>(n));
+                std::vector<double> ref, mag;
+                reference_matmul(tm, x, n, ref, mag);
+                for (ThreadPool *p : {static_cast<ThreadPool *>(nullptr), &pool}) {
+                    std::vector<float> y(static_cast<size_t>(n * rows), -1.0f);
+                    matmul(tm.m, x.data(), n, y.data(), p);
+                    double worst = 0;
+                    for (size_t i = 0; i < y.size(); ++i)
+                        worst = std::max(worst, std::fabs(y[i] - ref[i]) / (mag[i] + 1e-30));
+                    INFO(dtype_name(t)
+                         << " " << rows << "x" << cols << " n=" << n << (p ? " pool" : ""));
+                    CHECK(worst < 1e-5);
+                }
+            }
+        }
+}
+
+TEST_CASE("matmul_group equals separate products, with and without threads", "[kernels]") {
+    ThreadPool pool(2);
+    for (DType t : kTypes) {
+        auto a = make_matrix(t, 40, 64, 1), b = make_matrix(t, 8, 64, 2),
+             c = make_matrix(t, 19, 64, 3);
+        for (int64_t n : {1, 9}) {
+            auto x = random_floats(static_cast<size_t>(n * 64), 4);
+            std::vector<float> ya(static_cast<size_t>(n * 40)), yb(static_cast<size_t>(n * 8)),
+                yc(static_cast<size_t>(n * 19));
+            const MatmulOut outs[] = {{&a.m, ya.data()}, {&b.m, yb.data()}, {&c.m, yc.data()}};
+            matmul_group(outs, 3, x.data(), n, &pool);
+            for (auto [m, y] :
+                 {std::make_pair(&a, &ya), std::make_pair(&b, &yb), std::make_pair(&c, &yc)}) {
+                std::vector<float> alone(y->size());
+                matmul(m->m, x.data(), n, alone.data(), nullptr);
+                INFO(dtype_name(t) << " n=" << n << " rows " << m->m.rows);
+                CHECK(alone == *y); // each row is computed the same way wherever it lands
+            }
+        }
+    }
+}
+
+TEST_CASE("activation quantization follows the Q8 rule exactly", "[kernels][quant]") {
+    auto x = random_floats(32 * 9, 7, -3.0f, 3.0f);
+    std::fill(x.begin() + 64, x.begin() + 96, 0.0f); // an all-zero block
+    x[5] = 127.0f / 254.0f * 3.0f;                   // near a rounding tie
+    std::vector<BlockQ8Act> got(9);
+    kernel_table().quantize_act_q8(x.data(), got.data(), 32 * 9);
+    auto want = quantize_reference(x.data(), 32 * 9);
+    for (size_t b = 0; b < want.size(); ++b) {
+        INFO("block " << b);
+        CHECK(got[b].scale == want[b].scale);
+        CHECK(std::memcmp(got[b].q, want[b].q, kQ8BlockSize) == 0);
+    }
+}
+
+TEST_CASE("Q8_0 weight blocks round-trip within half a step", "[kernels][quant]") {
+    auto x = random_floats(32 * 16, 11, -2.0f, 2.0f);
+    std::vector<BlockQ8_0> q(16);
+    quantize_row_q8_0(x.data(), q.data(), 32 * 16);
+    for (size_t b = 0; b < q.size(); ++b) {
+        const float scale = f16_to_f32(q[b].scale);
+        float amax = 0;
+        for (int j = 0; j < 32; ++j)
+            amax = std::max(amax, std::fabs(x[b * 32 + j]));
+        CHECK(scale == Approx(amax / 127.0f).epsilon(1e-3));
+        for (int j = 0; j < 32; ++j)
+            CHECK(std::fabs(q[b].q[j] * scale - x[b * 32 + j]) <= 0.5f * scale * 1.0001f);
+    }
+}
+
+TEST_CASE("matrix_row_f32 widens every type", "[kernels]") {
+    for (DType t : kTypes) {
+        auto tm = make_matrix(t, 5, 96, 21);
+        std::vector<float> row(96);
+        matrix_row_f32(tm.m, 3, row.data());
+        INFO(dtype_name(t));
+        CHECK(std::equal(row.begin(), row.end(), tm.decoded.begin() + 3 * 96));
+    }
+}
+
+TEST_CASE("elementwise kernels match double references", "[kernels]") {
+    for (int64_t n : {1, 7, 16, 33, 64, 100, 4864}) {
+        INFO("n=" << n);
+        auto x = random_floats(static_cast<size_t>(n), 31, -8.0f, 8.0f);
+        auto w = random_floats(static_cast<size_t>(n), 32);
+
+        std::vector<float> out(static_cast<size_t>(n));
+        rmsnorm(out.data(), x.data(), w.data(), n, 1e-5f);
+        double ss = 0;
+        for (float v : x)
+            ss += double(v) * v;
+        const double inv = 1.0 / std::sqrt(ss / n + 1e-5);
+        for (int64_t i = 0; i < n; ++i)
+            CHECK(out[i] == Approx(w[i] * inv * x[i]).margin(1e-6).epsilon(1e-5));
+
+        std::vector<float> sm = x;
+        softmax(sm.data(), n);
+        double mx = *std::max_element(x.begin(), x.end()), total = 0;
+        for (float v : x)
+            total += std::exp(v - mx);
+        for (int64_t i = 0; i < n; ++i)
+            CHECK(sm[i] == Approx(std::exp(x[i] - mx) / total).margin(1e-9).epsilon(1e-5));
+
+        std::vector<float> a = x;
+        silu_mul(a.data(), w.data(), n);
+        for (int64_t i = 0; i < n; ++i)
+            CHECK(a[i] ==
+                  Approx(x[i] / (1 + std::exp(-double(x[i]))) * w[i]).margin(1e-6).epsilon(1e-5));
+
+        std::vector<float> s = x;
+        add_inplace(s.data(), w.data(), n);
+        for (int64_t i = 0; i < n; ++i)
+            CHECK(s[i] == x[i] + w[i]);
+
+        double d = 0, dm = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            d += double(x[i]) * w[i];
+            dm += std::fabs(double(x[i]) * w[i]);
+        }
+        CHECK(std::fabs(dot_f32(x.data(), w.data(), n) - d) <= 1e-6 * dm + 1e-7);
+    }
+}
+
+TEST_CASE("exp-based kernels hold at the extremes", "[kernels]") {
+    // Large spreads: softmax must not overflow or produce NaN; silu of big
+    // negative inputs goes to -0, of big positive ones to x.
+    std::vector<float> x = {-1000.0f, -100.0f, -87.0f, -20.0f, 0.0f, 20.0f, 88.0f, 100.0f, 1000.0f};
+    std::vector<float> sm = x;
+    softmax(sm.data(), static_cast<int64_t>(sm.size()));
+    for (size_t i = 0; i + 1 < sm.size(); ++i)
+        CHECK(sm[i] == Approx(0.0).margin(1e-30));
+    CHECK(sm.back() == Approx(1.0f));
+    std::vector<float> ones(x.size(), 1.0f), a = x;
+    silu_mul(a.data(), ones.data(), static_cast<int64_t>(a.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+        INFO("x=" << x[i]);
+        CHECK(std::isfinite(a[i]));
+        CHECK(a[i] == Approx(x[i] / (1 + std::exp(-double(x[i])))).margin(1e-6));
+    }
+}
+
+TEST_CASE("attention_head matches a double reference", "[kernels]") {
+    for (int64_t hd : {8, 64, 72})
+        for (int64_t n_pos : {1, 3, 17, 200}) {
+            const int64_t stride = 3 * hd; // keys of other heads in between
+            auto q = random_floats(static_cast<size_t>(hd), 41, -2.0f, 2.0f);
+            auto k = random_floats(static_cast<size_t>(n_pos * stride), 42, -2.0f, 2.0f);
+            auto v = random_floats(static_cast<size_t>(n_pos * stride), 43);
+            const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+            std::vector<float> scores(static_cast<size_t>(n_pos)), out(static_cast<size_t>(hd));
+            attention_head(q.data(), k.data(), v.data(), stride, n_pos, hd, scale, scores.data(),
+                           out.data());
+            std::vector<double> s(static_cast<size_t>(n_pos));
+            double mx = -1e300, total = 0;
+            for (int64_t p = 0; p < n_pos; ++p) {
+                double d = 0;
+                for (int64_t i = 0; i < hd; ++i)
+                    d += double(q[i]) * k[p * stride + i];
+                s[p] = d * scale;
+                mx = std::max(mx, s[p]);
+            }
+            for (double &e : s)
+                total += (e = std::exp(e - mx));
+            for (int64_t i = 0; i < hd; ++i) {
+                double o = 0;
+                for (int64_t p = 0; p < n_pos; ++p)
+                    o += s[p] / total * v[p * stride + i];
+                INFO("hd=" << hd << " n_pos=" << n_pos << " i=" << i);
+                CHECK(out[i] == Approx(o).margin(1e-5));
+            }
+        }
+}
+
+TEST_CASE("thread pool covers every index once, awake or asleep", "[kernels][threads]") {
+    for (int threads : {1, 2, 3, 5}) {
+        ThreadPool pool(threads);
+        for (int round = 0; round < 40; ++round) {
+            const int64_t n = 1 + round * 37 % 1000, grain = 1 + round % 7;
+            std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+            std::atomic<bool> bad_chunk{false};
+            pool.parallel_for(n, grain, [&](int64_t b, int64_t e, int t) {
+                if (b % grain != 0 || t < 0 || t >= threads) bad_chunk = true;
+                for (int64_t i = b; i < e; ++i)
+                    hits[static_cast<size_t>(i)]++;
+            });
+            INFO("threads " << threads << " n " << n << " grain " << grain);
+            CHECK_FALSE(bad_chunk);
+            CHECK(std::all_of(hits.begin(), hits.end(), [](auto &h) { return h == 1; }));
+            // Every few rounds let the workers fall asleep before the next job.
+            if (round % 8 == 7) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        }
+    }
+}
