@@ -13,7 +13,10 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include "common/error.h"
 #include "engine/transformer.h"
@@ -123,6 +126,14 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// CPU seconds this process has used (all threads).
+double cpu_seconds() {
+    rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 // VmHWM: the most resident memory this process has had.
 int64_t peak_rss_bytes() {
     std::ifstream in("/proc/self/status");
@@ -132,24 +143,44 @@ int64_t peak_rss_bytes() {
     return -1;
 }
 
-// A STREAM-style read probe: every thread sums its share of a buffer far
+// Sums n words read as kStreams sequential streams at once. The matrix
+// kernels read several rows side by side; one stream alone keeps too few
+// cache misses in flight to show what the memory bus can deliver.
+constexpr int kStreams = 8;
+uint64_t read_streams(const uint64_t *p, int64_t n) {
+    const int64_t part = n / kStreams;
+    uint64_t acc[kStreams] = {};
+    for (int64_t i = 0; i < part; ++i)
+#pragma GCC unroll 8
+        for (int s = 0; s < kStreams; ++s)
+            acc[s] += p[s * part + i];
+    uint64_t total = 0;
+    for (uint64_t a : acc)
+        total += a;
+    return total;
+}
+
+// A STREAM-style read probe: the threads read their shares of a buffer far
 // larger than the caches; the best of several passes is the bandwidth.
 double read_bandwidth(int threads, int64_t mib) {
-    const int64_t n = mib * (1 << 20) / 4;
-    std::vector<float> buf(static_cast<size_t>(n), 1.0f);
-    llm::ThreadPool pool(threads);
-    std::vector<double> sums(static_cast<size_t>(threads), 0.0);
+    const int64_t words = mib * (1 << 20) / 8;
+    std::vector<uint64_t> buf(static_cast<size_t>(words), 1);
+    const int64_t chunk = words / threads / kStreams * kStreams;
+    std::vector<uint64_t> sums(static_cast<size_t>(threads), 0);
     double best = 1e30;
     for (int pass = 0; pass < 5; ++pass) {
+        // One thread per share, as many as the run used.
         const auto t0 = std::chrono::steady_clock::now();
-        pool.parallel_for(n, 1 << 16, [&](int64_t b, int64_t e, int t) {
-            sums[static_cast<size_t>(t)] += llm::dot_f32(&buf[b], &buf[b], e - b);
-        });
+        std::vector<std::thread> readers;
+        for (int t = 0; t < threads; ++t)
+            readers.emplace_back([&, t] { sums[t] += read_streams(&buf[t * chunk], chunk); });
+        for (auto &r : readers)
+            r.join();
         best = std::min(best, seconds_since(t0));
     }
-    volatile double sink = sums[0]; // the sums are the point of the reads
+    volatile uint64_t sink = sums[0]; // the sums are the point of the reads
     (void)sink;
-    return static_cast<double>(n) * 4 / best;
+    return static_cast<double>(chunk) * threads * 8 / best;
 }
 
 // FLOPs of a prefill of n tokens: 2 per weight per token in the layers,
@@ -220,17 +251,23 @@ int run(const Options &o) {
 
     std::vector<double> prefill, decode;
     int64_t kv_bytes;
+    double cpu_share;
     {
         llm::Transformer tf(*model, n_ctx, o.threads);
         kv_bytes = static_cast<int64_t>(2) * c.n_layers * n_ctx * c.kv_dim() * 4;
         // Warm-up: page in scratch, wake the CPU's clocks.
         run_once(tf, std::vector<int32_t>(prompt.begin(), prompt.begin() + std::min(o.prompt, 8)),
                  2, c.vocab_size, logits);
+        const double cpu0 = cpu_seconds();
+        const auto wall0 = std::chrono::steady_clock::now();
         for (int r = 0; r < o.repeat; ++r) {
             const Result res = run_once(tf, prompt, o.gen, c.vocab_size, logits);
             prefill.push_back(res.prefill_tok_s);
             decode.push_back(res.decode_tok_s);
         }
+        // Near 1 when the threads had their cores; well below when other
+        // processes took turns on them (the numbers are then low too).
+        cpu_share = (cpu_seconds() - cpu0) / seconds_since(wall0) / o.threads;
     }
     const int64_t rss = peak_rss_bytes(); // before the probe's buffer
     const double bw = read_bandwidth(o.threads, o.probe_mb);
@@ -247,16 +284,18 @@ int run(const Options &o) {
                     "\"repeat\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.3f, "
                     "\"weight_bytes\": %" PRId64 ", \"kv_cache_bytes\": %" PRId64 ", "
                     "\"bandwidth_gb_s\": %.3f, \"decode_efficiency\": %.3f, "
-                    "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64 "}\n",
+                    "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
+                    ", \"cpu_share\": %.2f}\n",
                     name.c_str(), type_name(*model), simd, o.threads, o.prompt, o.gen, o.repeat,
                     prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes, bw / 1e9, efficiency,
-                    gflops, rss);
+                    gflops, rss, cpu_share);
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
     std::printf("weights      %s, %.1f MB; KV cache %.1f MB\n", type_name(*model),
                 weight_bytes / 1e6, kv_bytes / 1e6);
-    std::printf("simd         %s, %d threads\n", simd, o.threads);
+    std::printf("simd         %s, %d threads (busy %.0f%% of the timed runs)\n", simd, o.threads,
+                100 * cpu_share);
     std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
                 o.gen);
     std::printf("prefill      %.1f tok/s, %.1f GFLOP/s\n", prefill_tok_s, gflops);

@@ -39,9 +39,11 @@ struct KernelTable {
     WidenFn widen_f16 = nullptr;
     WidenFn widen_q8_0 = nullptr;
 
-    // Matrix x matrix, fp32: y[t * ldy + r] = sum_k x[t * ldx + k] * w[r * ldw + k]
-    // for t < n_tokens, r < n_rows, k < cols.
-    void (*gemm_f32)(const float *w, int64_t ldw, int64_t n_rows, const float *x, int64_t ldx,
+    // Matrix x matrix, fp32: y[t * ldy + r] = sum_k xt[k * ldxt + t] * w[r * ldw + k]
+    // for t < n_tokens, r < n_rows, k < cols. The activations come packed
+    // transposed ([k][token], see pack_transposed), ldxt a multiple of 16
+    // with zeros past n_tokens.
+    void (*gemm_f32)(const float *w, int64_t ldw, int64_t n_rows, const float *xt, int64_t ldxt,
                      int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
 
     // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,

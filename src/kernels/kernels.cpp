@@ -36,13 +36,37 @@ const KernelTable &kernel_table() {
 
 namespace {
 
-// Rows of one matrix handed to a thread at a time in the batched path; also
-// the size of the fp32 panel a non-fp32 matrix is widened into.
-constexpr int64_t kPanelRows = 16;
+// Rows of a matrix widened to fp32 at a time in the batched path (a
+// multiple of every ISA's GEMM tile rows), and the threads' grain.
+constexpr int64_t kPanelRows = 24;
+// Packed activations: token counts rounded up to this (the widest vector).
+constexpr int64_t kPackLanes = 16;
 
 // Scratch that lives as long as its thread (pool workers are persistent).
 thread_local std::vector<float> t_panel;
 thread_local std::vector<BlockQ8Act> t_xq;
+thread_local std::vector<float> t_xt;
+
+// n floats of `v`, starting on a 64-byte boundary: packed activations are
+// read a whole vector per cache line, and a vector straddling two lines
+// halves the GEMM's speed.
+float *aligned_floats(std::vector<float> &v, size_t n) {
+    v.resize(n + 16);
+    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
+    return reinterpret_cast<float *>((p + 63) / 64 * 64);
+}
+
+// xt[k * ld + t] = x[t * cols + k], zero for t >= n: the GEMM kernels read
+// one k for a whole vector of tokens at a time.
+void pack_transposed(const float *x, int64_t n, int64_t cols, float *xt, int64_t ld) {
+    for (int64_t k = 0; k < cols; ++k) {
+        float *row = xt + k * ld;
+        for (int64_t t = 0; t < n; ++t)
+            row[t] = x[t * cols + k];
+        for (int64_t t = n; t < ld; ++t)
+            row[t] = 0.0f;
+    }
+}
 
 MatvecFn matvec_for(const KernelTable &k, DType t) {
     switch (t) {
@@ -76,8 +100,8 @@ void matvec_rows(const KernelTable &k, const Matrix &w, const float *x, const Bl
 // Y[t][r0 .. r1) for every token: fp32 rows are used in place, others are
 // widened a panel at a time (the widening is paid once per panel and shared
 // by all n_tokens).
-void gemm_rows(const KernelTable &k, const Matrix &w, const float *x, int64_t n_tokens, float *y,
-               int64_t r0, int64_t r1) {
+void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t ldxt,
+               int64_t n_tokens, float *y, int64_t r0, int64_t r1) {
     const int64_t cols = w.cols;
     for (int64_t r = r0; r < r1; r += kPanelRows) {
         const int64_t nr = std::min(kPanelRows, r1 - r);
@@ -89,7 +113,7 @@ void gemm_rows(const KernelTable &k, const Matrix &w, const float *x, int64_t n_
             widen_for(k, w.type)(w.row(r), w.row_bytes(), cols, t_panel.data(), nr);
             panel = t_panel.data();
         }
-        k.gemm_f32(panel, cols, nr, x, cols, n_tokens, cols, y + r, w.rows);
+        k.gemm_f32(panel, cols, nr, xt, ldxt, n_tokens, cols, y + r, w.rows);
     }
 }
 
@@ -107,10 +131,16 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
         any_q8 = any_q8 || outs[i].w->type == DType::Q8_0;
     }
     const BlockQ8Act *xq = nullptr;
+    const int64_t ldxt = (n_tokens + kPackLanes - 1) / kPackLanes * kPackLanes;
     if (n_tokens == 1 && any_q8) {
         t_xq.resize(static_cast<size_t>(cols / kQ8BlockSize));
         k.quantize_act_q8(x, t_xq.data(), cols);
         xq = t_xq.data();
+    }
+    float *xt = nullptr;
+    if (n_tokens > 1) {
+        xt = aligned_floats(t_xt, static_cast<size_t>(ldxt * cols));
+        pack_transposed(x, n_tokens, cols, xt, ldxt);
     }
     // [begin, end) of the concatenated rows of all matrices, one piece per
     // matrix it overlaps.
@@ -124,7 +154,7 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
                 if (n_tokens == 1)
                     matvec_rows(k, w, x, xq, outs[i].y, r0, r1);
                 else
-                    gemm_rows(k, w, x, n_tokens, outs[i].y, r0, r1);
+                    gemm_rows(k, w, xt, ldxt, n_tokens, outs[i].y, r0, r1);
             }
             base += w.rows;
         }

@@ -9,7 +9,8 @@ namespace llm {
 namespace {
 
 constexpr int kLanes = 8;
-constexpr int kTileTokens = 3; // 3 x 4 accumulators + 3 inputs + 1 weight: 16 registers
+constexpr int kTileRows = 6,
+              kTileVectors = 2; // 6 x 2 accumulators + 2 inputs + 1 broadcast: 15 of 16 registers
 using vf = __m256;
 
 // Lanes [0, n) set: a sign-bit mask for maskload/maskstore.

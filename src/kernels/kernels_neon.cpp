@@ -10,7 +10,8 @@ namespace llm {
 namespace {
 
 constexpr int kLanes = 4;
-constexpr int kTileTokens = 6; // 6 x 4 accumulators + 6 inputs + 1 weight of 32 registers
+constexpr int kTileRows = 6,
+              kTileVectors = 4; // 6 x 4 accumulators + 4 inputs + 1 broadcast of 32 registers
 using vf = float32x4_t;
 
 inline vf vzero() {

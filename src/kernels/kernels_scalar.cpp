@@ -70,13 +70,13 @@ void matvec_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, const BlockQ
     }
 }
 
-void gemm_f32_ref(const float *w, int64_t ldw, int64_t n_rows, const float *x, int64_t ldx,
+void gemm_f32_ref(const float *w, int64_t ldw, int64_t n_rows, const float *xt, int64_t ldxt,
                   int64_t n_tokens, int64_t cols, float *y, int64_t ldy) {
     for (int64_t t = 0; t < n_tokens; ++t)
         for (int64_t r = 0; r < n_rows; ++r) {
             float sum = 0.0f;
             for (int64_t k = 0; k < cols; ++k)
-                sum += w[r * ldw + k] * x[t * ldx + k];
+                sum += w[r * ldw + k] * xt[k * ldxt + t];
             y[t * ldy + r] = sum;
         }
 }

@@ -7,6 +7,7 @@
 #include "kernels/float_convert.h"
 #include "kernels/kernels.h"
 #include "kernels/quant.h"
+#include "kernels/thread_pool.h"
 
 namespace llm {
 
@@ -45,15 +46,19 @@ void encode_row(const float *row, int64_t cols, DType type, uint8_t *dst) {
 
 namespace {
 
-Matrix convert(Model &model, const Matrix &m, DType target) {
+Matrix convert(Model &model, const Matrix &m, DType target, ThreadPool &pool) {
     if (m.type == target || !dtype_can_hold(target, m.cols)) return m;
     Matrix out{nullptr, target, m.rows, m.cols};
     uint8_t *dst = model.allocate(out.bytes());
-    std::vector<float> row(static_cast<size_t>(m.cols));
-    for (int64_t i = 0; i < m.rows; ++i) {
-        matrix_row_f32(m, i, row.data());
-        encode_row(row.data(), m.cols, target, dst + static_cast<size_t>(i) * out.row_bytes());
-    }
+    std::vector<std::vector<float>> rows(static_cast<size_t>(pool.size()),
+                                         std::vector<float>(static_cast<size_t>(m.cols)));
+    pool.parallel_for(m.rows, 64, [&](int64_t begin, int64_t end, int thread) {
+        float *row = rows[static_cast<size_t>(thread)].data();
+        for (int64_t i = begin; i < end; ++i) {
+            matrix_row_f32(m, i, row);
+            encode_row(row, m.cols, target, dst + static_cast<size_t>(i) * out.row_bytes());
+        }
+    });
     out.data = dst;
     // The source is not read again: keep it from staying resident.
     for (const auto &file : model.files)
@@ -66,13 +71,14 @@ Matrix convert(Model &model, const Matrix &m, DType target) {
 void convert_weights(Model &model, int32_t weight_type) {
     if (weight_type == LLM_WEIGHTS_AUTO) return;
     const DType target = weight_dtype(weight_type);
+    ThreadPool pool(ThreadPool::physical_cores());
     ModelWeights &w = model.weights;
     const bool tied = w.classifier.data == w.token_embedding.data;
-    w.token_embedding = convert(model, w.token_embedding, target);
-    w.classifier = tied ? w.token_embedding : convert(model, w.classifier, target);
+    w.token_embedding = convert(model, w.token_embedding, target, pool);
+    w.classifier = tied ? w.token_embedding : convert(model, w.classifier, target, pool);
     for (auto &l : w.layers)
         for (Matrix *m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
-            *m = convert(model, *m, target);
+            *m = convert(model, *m, target, pool);
 }
 
 } // namespace llm

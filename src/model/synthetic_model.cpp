@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "kernels/thread_pool.h"
 #include "model/convert_weights.h"
 #include "tokenizer/tokenizer.h"
 
@@ -50,10 +51,11 @@ bool synthetic_config(const std::string &name, ModelConfig &c) {
 
 namespace {
 
-// xorshift64*: fast, and the same weights for the same seed everywhere.
+// xorshift64* seeded per row, so that rows can be filled in parallel and
+// the same seed gives the same weights everywhere.
 class Random {
   public:
-    explicit Random(uint64_t seed) : s_(seed ? seed : 0x9E3779B97F4A7C15ull) {}
+    explicit Random(uint64_t seed) : s_(mix(seed)) {}
     float uniform(float a) { // in [-a, a)
         s_ ^= s_ >> 12;
         s_ ^= s_ << 25;
@@ -63,12 +65,20 @@ class Random {
     }
 
   private:
+    static uint64_t mix(uint64_t z) { // splitmix64: distinct seeds, unrelated streams
+        z += 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        return z ? z : 1;
+    }
     uint64_t s_;
 };
 
 class Builder {
   public:
-    Builder(Model &model, DType type, uint64_t seed) : model_(model), type_(type), rng_(seed) {}
+    Builder(Model &model, DType type, uint64_t seed)
+        : model_(model), type_(type), seed_(seed), pool_(ThreadPool::physical_cores()) {}
 
     Matrix matrix(int64_t rows, int64_t cols) {
         const DType t = dtype_can_hold(type_, cols) ? type_ : DType::F32;
@@ -76,27 +86,35 @@ class Builder {
         uint8_t *dst = model_.allocate(
             checked_mul(static_cast<uint64_t>(rows), m.row_bytes(), "synthetic matrix"));
         const float a = 1.0f / std::sqrt(static_cast<float>(cols));
-        row_.resize(static_cast<size_t>(cols));
-        for (int64_t i = 0; i < rows; ++i) {
-            for (float &v : row_)
-                v = rng_.uniform(a);
-            encode_row(row_.data(), cols, t, dst + static_cast<size_t>(i) * m.row_bytes());
-        }
+        const uint64_t id = ++tensors_ << 32;
+        std::vector<std::vector<float>> buf(static_cast<size_t>(pool_.size()),
+                                            std::vector<float>(static_cast<size_t>(cols)));
+        pool_.parallel_for(rows, 16, [&](int64_t begin, int64_t end, int thread) {
+            std::vector<float> &row = buf[static_cast<size_t>(thread)];
+            for (int64_t i = begin; i < end; ++i) {
+                Random rng(seed_ ^ (id + static_cast<uint64_t>(i)));
+                for (float &v : row)
+                    v = rng.uniform(a);
+                encode_row(row.data(), cols, t, dst + static_cast<size_t>(i) * m.row_bytes());
+            }
+        });
         m.data = dst;
         return m;
     }
     Vector vector(int64_t n, float base, float spread) {
         float *v = reinterpret_cast<float *>(model_.allocate(static_cast<size_t>(n) * 4));
+        Random rng(seed_ ^ (++tensors_ << 32));
         for (int64_t i = 0; i < n; ++i)
-            v[i] = base + rng_.uniform(spread);
+            v[i] = base + rng.uniform(spread);
         return Vector{v, n};
     }
 
   private:
     Model &model_;
     DType type_;
-    Random rng_;
-    std::vector<float> row_;
+    uint64_t seed_;
+    uint64_t tensors_ = 0;
+    ThreadPool pool_;
 };
 
 } // namespace
