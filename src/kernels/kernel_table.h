@@ -56,6 +56,7 @@ struct KernelTable {
     void (*silu_mul)(float *a, const float *b, int64_t n) = nullptr;
     void (*add)(float *a, const float *b, int64_t n) = nullptr;
     float (*dot)(const float *a, const float *b, int64_t n) = nullptr;
+    float (*max)(const float *x, int64_t n) = nullptr; // n >= 1, NaN-free input
 
     // One attention head over n_pos positions: out = sum_p softmax(scale *
     // q.k_p)_p * v_p. Keys and values are rows `stride` floats apart;

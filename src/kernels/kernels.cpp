@@ -193,6 +193,10 @@ void add_inplace(float *a, const float *b, int64_t n) {
     kernel_table().add(a, b, n);
 }
 
+float max_f32(const float *x, int64_t n) {
+    return kernel_table().max(x, n);
+}
+
 float dot_f32(const float *a, const float *b, int64_t n) {
     return kernel_table().dot(a, b, n);
 }

@@ -50,6 +50,9 @@ inline void add_bias(float *y, const float *bias, int64_t n) {
     add_inplace(y, bias, n);
 }
 
+// The largest of n >= 1 values (NaN-free).
+float max_f32(const float *x, int64_t n);
+
 // Dot product of fp32 vectors.
 float dot_f32(const float *a, const float *b, int64_t n);
 

@@ -139,6 +139,13 @@ float dot_ref(const float *a, const float *b, int64_t n) {
     return s;
 }
 
+float max_ref(const float *x, int64_t n) {
+    float m = x[0];
+    for (int64_t i = 1; i < n; ++i)
+        m = x[i] > m ? x[i] : m;
+    return m;
+}
+
 void attention_ref(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
                    int64_t head_dim, float scale, float *scores, float *out) {
     for (int64_t p = 0; p < n_pos; ++p)
@@ -168,6 +175,7 @@ void fill_scalar_kernels(KernelTable &t) {
     t.silu_mul = silu_mul_ref;
     t.add = add_ref;
     t.dot = dot_ref;
+    t.max = max_ref;
     t.attention = attention_ref;
 }
 
