@@ -54,11 +54,26 @@ ThreadPool::~ThreadPool() {
         t.join();
 }
 
-void ThreadPool::run_chunks(int index) {
+void ThreadPool::run_chunks(uint64_t generation, int index) {
+    const uint64_t tag = (generation & 0xffffffffu) << 32;
+    uint64_t t = ticket_.load(std::memory_order_acquire);
     for (;;) {
-        const int64_t begin = next_.fetch_add(job_chunk_, std::memory_order_relaxed);
-        if (begin >= job_n_) return;
-        (*job_)(begin, std::min(begin + job_chunk_, job_n_), index);
+        if ((t & ~0xffffffffull) != tag) return; // a newer job
+        const int64_t n = job_n_.load(std::memory_order_relaxed);
+        const int64_t chunk = job_chunk_.load(std::memory_order_relaxed);
+        const int64_t begin = static_cast<int64_t>(t & 0xffffffffu);
+        if (begin >= n) return;
+        const int64_t end = std::min(begin + chunk, n);
+        if (!ticket_.compare_exchange_weak(t, tag | static_cast<uint64_t>(end),
+                                           std::memory_order_acq_rel))
+            continue; // t now holds the current ticket
+        (*job_)(begin, end, index);
+        if (done_units_.fetch_add(end - begin) + (end - begin) == n && index != 0 &&
+            caller_sleeping_.load()) {
+            std::lock_guard<std::mutex> lock(mu_);
+            done_.notify_one();
+        }
+        t = ticket_.load(std::memory_order_acquire);
     }
 }
 
@@ -70,27 +85,35 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         fn(0, n, 0);
         return;
     }
+    if (n > 0xffffffffll) {
+        for (int64_t b = 0; b < n; b += 0xffffffffll) // (not with any real model)
+            parallel_for(std::min<int64_t>(0xffffffffll, n - b), grain,
+                         [&](int64_t lo, int64_t hi, int t) { fn(b + lo, b + hi, t); });
+        return;
+    }
     const int64_t units = (n + grain - 1) / grain;
     const int64_t parts = n_threads_ * kChunksPerThread;
     job_ = &fn;
-    job_n_ = n;
-    job_chunk_ = grain * std::max<int64_t>(1, (units + parts - 1) / parts);
-    next_.store(0, std::memory_order_relaxed);
-    pending_.store(n_threads_ - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1); // seq_cst: publishes the job, ordered before sleepers_
+    job_n_.store(n, std::memory_order_relaxed);
+    job_chunk_.store(grain * std::max<int64_t>(1, (units + parts - 1) / parts),
+                     std::memory_order_relaxed);
+    done_units_.store(0, std::memory_order_relaxed);
+    const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
+    ticket_.store((generation & 0xffffffffu) << 32, std::memory_order_release);
+    generation_.store(generation); // seq_cst: ordered before reading sleepers_
     if (sleepers_.load() > 0) {
         // Taking the lock orders this notify after a worker's last check.
         std::lock_guard<std::mutex> lock(mu_);
         wake_.notify_all();
     }
-    run_chunks(0);
-    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+    run_chunks(generation, 0);
+    auto finished = [&] { return done_units_.load(std::memory_order_acquire) == n; };
+    if (!spin_until(finished)) {
         std::unique_lock<std::mutex> lock(mu_);
         caller_sleeping_.store(true);
-        done_.wait(lock, [&] { return pending_.load() == 0; });
+        done_.wait(lock, finished);
         caller_sleeping_.store(false);
     }
-    job_ = nullptr;
 }
 
 void ThreadPool::worker(int index) {
@@ -105,11 +128,7 @@ void ThreadPool::worker(int index) {
         }
         if (stop_.load()) return;
         seen = generation_.load(std::memory_order_acquire);
-        run_chunks(index);
-        if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
-            std::lock_guard<std::mutex> lock(mu_);
-            done_.notify_one();
-        }
+        run_chunks(seen, index);
     }
 }
 

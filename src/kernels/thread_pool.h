@@ -1,7 +1,9 @@
 // A persistent pool of worker threads. parallel_for hands out chunks of
 // [0, n) to the workers and the caller's thread, and returns when all are
-// done. Chunks are claimed dynamically, so a thread slowed down by another
-// process on its core just takes fewer of them.
+// done. Chunks are claimed dynamically and the caller waits only for chunks
+// that were claimed: a worker the OS has not scheduled yet (the machine is
+// busy with other work) is simply not waited for, its share is done by the
+// threads that are running.
 //
 // Between jobs a worker spins briefly (a transformer layer posts several
 // jobs back to back, microseconds apart) and then sleeps on a condition
@@ -40,17 +42,21 @@ class ThreadPool {
 
   private:
     void worker(int index);
-    void run_chunks(int index);
+    // Claims and runs chunks of job `generation` until none are left.
+    void run_chunks(uint64_t generation, int index);
 
     int n_threads_;
     std::vector<std::thread> workers_;
 
-    // The current job, published by incrementing generation_.
+    // The current job. ticket_ holds the job's generation (high 32 bits) and
+    // the first unclaimed index (low 32): a claim is a compare-and-swap on
+    // it, so a worker still holding an older generation can never take part
+    // of a newer job.
     const std::function<void(int64_t, int64_t, int)> *job_ = nullptr;
-    int64_t job_n_ = 0, job_chunk_ = 1;
-    std::atomic<int64_t> next_{0};        // first unclaimed index
+    std::atomic<int64_t> job_n_{0}, job_chunk_{1};
+    std::atomic<uint64_t> ticket_{0};
+    std::atomic<int64_t> done_units_{0};  // indices finished in the current job
     std::atomic<uint64_t> generation_{0}; // jobs posted so far
-    std::atomic<int> pending_{0};         // workers yet to finish the job
     std::atomic<int> sleepers_{0};        // workers blocked on wake_
     std::atomic<bool> caller_sleeping_{false};
     std::atomic<bool> stop_{false};
