@@ -70,11 +70,7 @@ std::string read_text_file(const std::string &path, size_t max_bytes) {
 }
 
 void MappedFile::drop_pages(const void *p, size_t n) const {
-    if (!map_ || !contains(p)) return;
-    const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
-    if (begin < end) ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+    if (map_ && contains(p)) os::drop_pages(p, n);
 }
 
 } // namespace llm
