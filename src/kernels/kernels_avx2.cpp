@@ -5,6 +5,8 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 
+#include "kernels/simd_primitives.h"
+
 namespace llm {
 namespace {
 
@@ -36,24 +38,12 @@ inline void vstore(float *p, vf v) {
 inline void vstore_n(float *p, vf v, int64_t n) {
     _mm256_maskstore_ps(p, first(n), v);
 }
-inline vf vadd(vf a, vf b) {
-    return _mm256_add_ps(a, b);
-}
-inline vf vsub(vf a, vf b) {
-    return _mm256_sub_ps(a, b);
-}
-inline vf vmul(vf a, vf b) {
-    return _mm256_mul_ps(a, b);
-}
-inline vf vdiv(vf a, vf b) {
-    return _mm256_div_ps(a, b);
-}
-inline vf vmax(vf a, vf b) {
-    return _mm256_max_ps(a, b);
-}
-inline vf vmin(vf a, vf b) {
-    return _mm256_min_ps(a, b);
-}
+LLM_SIMD_BINARY(vadd, _mm256_add_ps)
+LLM_SIMD_BINARY(vsub, _mm256_sub_ps)
+LLM_SIMD_BINARY(vmul, _mm256_mul_ps)
+LLM_SIMD_BINARY(vdiv, _mm256_div_ps)
+LLM_SIMD_BINARY(vmax, _mm256_max_ps)
+LLM_SIMD_BINARY(vmin, _mm256_min_ps)
 inline vf vabs(vf a) {
     return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
 }

@@ -6,6 +6,8 @@
 #if defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
 
+#include "kernels/simd_primitives.h"
+
 namespace llm {
 namespace {
 
@@ -36,24 +38,12 @@ inline void vstore_n(float *p, vf v, int64_t n) {
     vst1q_f32(buf, v);
     __builtin_memcpy(p, buf, static_cast<size_t>(n) * 4);
 }
-inline vf vadd(vf a, vf b) {
-    return vaddq_f32(a, b);
-}
-inline vf vsub(vf a, vf b) {
-    return vsubq_f32(a, b);
-}
-inline vf vmul(vf a, vf b) {
-    return vmulq_f32(a, b);
-}
-inline vf vdiv(vf a, vf b) {
-    return vdivq_f32(a, b);
-}
-inline vf vmax(vf a, vf b) {
-    return vmaxq_f32(a, b);
-}
-inline vf vmin(vf a, vf b) {
-    return vminq_f32(a, b);
-}
+LLM_SIMD_BINARY(vadd, vaddq_f32)
+LLM_SIMD_BINARY(vsub, vsubq_f32)
+LLM_SIMD_BINARY(vmul, vmulq_f32)
+LLM_SIMD_BINARY(vdiv, vdivq_f32)
+LLM_SIMD_BINARY(vmax, vmaxq_f32)
+LLM_SIMD_BINARY(vmin, vminq_f32)
 inline vf vabs(vf a) {
     return vabsq_f32(a);
 }
