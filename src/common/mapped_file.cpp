@@ -78,4 +78,8 @@ std::string read_text_file(const std::string &path, size_t max_bytes) {
     return std::string(reinterpret_cast<const char *>(f->data()), f->size());
 }
 
+void MappedFile::drop_pages(const void *p, size_t n) const {
+    if (map_ && contains(p)) os::drop_pages(p, n);
+}
+
 } // namespace llm

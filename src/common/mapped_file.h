@@ -23,6 +23,15 @@ class MappedFile {
     const uint8_t *data() const { return data_; }
     size_t size() const { return size_; }
     const std::string &path() const { return path_; }
+    bool contains(const void *p) const {
+        return p >= static_cast<const void *>(data_) &&
+               p < static_cast<const void *>(data_ + size_);
+    }
+    // The pages wholly inside [p, p + n) leave the resident set (a later
+    // read maps them in again from the file). For weights converted to
+    // another type at load: their source is not read again. A no-op when the
+    // file was read into memory.
+    void drop_pages(const void *p, size_t n) const;
 
   private:
     MappedFile() = default;

@@ -36,5 +36,9 @@ class ReadOnlyFile {
 
 void unmap(void *data, size_t size);
 
+// Takes the pages wholly inside [data, data + size) of a read-only file
+// mapping out of the resident set; a later read maps them in again.
+void drop_pages(const void *data, size_t size);
+
 } // namespace os
 } // namespace llm

@@ -67,6 +67,13 @@ void unmap(void *data, size_t size) {
     ::munmap(data, size);
 }
 
+void drop_pages(const void *data, size_t size) {
+    const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) / page * page;
+    if (begin < end) ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 } // namespace os
 
 bool path_is_directory(const std::string &path) {

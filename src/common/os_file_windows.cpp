@@ -134,6 +134,12 @@ void unmap(void *data, size_t) {
     UnmapViewOfFile(data);
 }
 
+void drop_pages(const void *data, size_t size) {
+    // VirtualUnlock on pages that are not locked removes them from the
+    // working set (it then reports ERROR_NOT_LOCKED, which is expected).
+    VirtualUnlock(const_cast<void *>(data), size);
+}
+
 } // namespace os
 
 bool path_is_directory(const std::string &path) {

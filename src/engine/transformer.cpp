@@ -52,9 +52,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
 
     for (int64_t t = 0; t < n; ++t)
         rmsnorm(&xb_[t * dim], &x_[t * dim], lw.attn_norm.data, dim, cfg_.norm_eps);
-    matmul(lw.wq, xb_.data(), n, q_.data(), pool);
-    matmul(lw.wk, xb_.data(), n, k_.data(), pool);
-    matmul(lw.wv, xb_.data(), n, v_.data(), pool);
+    const MatmulOut qkv[] = {{&lw.wq, q_.data()}, {&lw.wk, k_.data()}, {&lw.wv, v_.data()}};
+    matmul_group(qkv, 3, xb_.data(), n, pool);
     const bool interleaved = cfg_.rope_style == RopeStyle::Interleaved;
     for (int64_t t = 0; t < n; ++t) {
         if (cfg_.qkv_bias) {
@@ -82,17 +81,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
             const int32_t pos = pos0 + static_cast<int32_t>(t);
             const float *q = &q_[t * q_dim + h * hd];
             const int64_t kv_off = (h / group) * hd;
-            for (int32_t p = 0; p <= pos; ++p)
-                att[p] = dot_f32(q, cache_.key(layer, p) + kv_off, hd) * scale;
-            softmax(att, pos + 1);
-            float *out = &att_out_[t * q_dim + h * hd];
-            std::fill_n(out, hd, 0.0f);
-            for (int32_t p = 0; p <= pos; ++p) {
-                const float *v = cache_.value(layer, p) + kv_off;
-                const float a = att[p];
-                for (int64_t i = 0; i < hd; ++i)
-                    out[i] += a * v[i];
-            }
+            attention_head(q, cache_.key(layer, 0) + kv_off, cache_.value(layer, 0) + kv_off,
+                           kv_dim, pos + 1, hd, scale, att, &att_out_[t * q_dim + h * hd]);
         }
     });
     matmul(lw.wo, att_out_.data(), n, xb_.data(), pool);
@@ -106,8 +96,8 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
     ThreadPool *pool = pool_.get();
     for (int64_t t = 0; t < n; ++t)
         rmsnorm(&xb_[t * dim], &x_[t * dim], lw.ffn_norm.data, dim, cfg_.norm_eps);
-    matmul(lw.w_gate, xb_.data(), n, hb_.data(), pool);
-    matmul(lw.w_up, xb_.data(), n, hb2_.data(), pool);
+    const MatmulOut gate_up[] = {{&lw.w_gate, hb_.data()}, {&lw.w_up, hb2_.data()}};
+    matmul_group(gate_up, 2, xb_.data(), n, pool);
     silu_mul(hb_.data(), hb2_.data(), n * cfg_.hidden_dim);
     matmul(lw.w_down, hb_.data(), n, xb_.data(), pool);
     add_inplace(x_.data(), xb_.data(), n * dim);

@@ -1,179 +1,209 @@
-// Reference (portable C++) kernels. Straightforward loops, summed in order,
-// so they double as the yardstick the faster variants are tested against.
+// The kernel entry points: pick the table of the active SIMD level, split
+// the work between threads, and prepare operands (quantized activations,
+// fp32 weight panels) that the per-ISA kernels expect.
 #include "kernels/kernels.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "common/error.h"
-#include "kernels/float_convert.h"
-#include "kernels/quant.h"
+#include "kernels/kernel_table.h"
 #include "kernels/thread_pool.h"
 
 namespace llm {
 
-const char *dtype_name(DType t) {
-    switch (t) {
-    case DType::F32: return "f32";
-    case DType::BF16: return "bf16";
-    case DType::F16: return "f16";
-    case DType::Q8_0: return "q8_0";
-    }
-    return "?";
-}
-
-size_t dtype_row_bytes(DType t, int64_t n) {
-    switch (t) {
-    case DType::F32: return static_cast<size_t>(n) * 4;
-    case DType::BF16:
-    case DType::F16: return static_cast<size_t>(n) * 2;
-    case DType::Q8_0: return static_cast<size_t>(n / kQ8BlockSize) * sizeof(BlockQ8_0);
-    }
-    return 0;
-}
-
-size_t Matrix::row_bytes() const {
-    return dtype_row_bytes(type, cols);
-}
-
-uint16_t f32_to_f16(float f) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    uint32_t sign = (bits >> 16) & 0x8000u;
-    uint32_t absbits = bits & 0x7fffffffu;
-    if (absbits > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
-    if (absbits >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u); // overflow → inf
-    if (absbits < 0x38800000u) { // subnormal or zero in f16
-        float a;
-        std::memcpy(&a, &absbits, 4);
-        // 2^-24 is the smallest f16 subnormal; nearbyint rounds to even.
-        uint32_t m = static_cast<uint32_t>(std::nearbyint(a * 16777216.0f));
-        return static_cast<uint16_t>(sign | m);
-    }
-    uint32_t rounded = absbits + 0xfffu + ((absbits >> 13) & 1u);
-    return static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
+const KernelTable &kernel_table() {
+    static const KernelTable table = [] {
+        KernelTable t;
+        fill_scalar_kernels(t);
+        switch (active_simd_level()) {
+        case SimdLevel::Avx512Vnni:
+            if (fill_avx512vnni_kernels(t)) break;
+            [[fallthrough]];
+        case SimdLevel::Avx512:
+            if (fill_avx512_kernels(t)) break;
+            [[fallthrough]];
+        case SimdLevel::Avx2: fill_avx2_kernels(t); break;
+        case SimdLevel::Neon: fill_neon_kernels(t); break;
+        case SimdLevel::Scalar: break;
+        }
+        return t;
+    }();
+    return table;
 }
 
 namespace {
 
-float dot_row_ref(const Matrix &w, int64_t row, const float *x) {
-    const uint8_t *p = w.row(row);
-    const int64_t n = w.cols;
-    float sum = 0.0f;
-    switch (w.type) {
-    case DType::F32: {
-        const float *r = reinterpret_cast<const float *>(p);
-        for (int64_t j = 0; j < n; ++j)
-            sum += r[j] * x[j];
-        break;
+// Rows of a matrix widened to fp32 at a time in the batched path (a
+// multiple of every ISA's GEMM tile rows), and the threads' grain.
+constexpr int64_t kPanelRows = 24;
+// Packed activations: token counts rounded up to this (the widest vector).
+constexpr int64_t kPackLanes = 16;
+
+// Scratch that lives as long as its thread (pool workers are persistent).
+thread_local std::vector<float> t_panel;
+thread_local std::vector<BlockQ8Act> t_xq;
+thread_local std::vector<float> t_xt;
+
+// n floats of `v`, starting on a 64-byte boundary: packed activations are
+// read a whole vector per cache line, and a vector straddling two lines
+// halves the GEMM's speed.
+float *aligned_floats(std::vector<float> &v, size_t n) {
+    v.resize(n + 16);
+    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
+    return reinterpret_cast<float *>((p + 63) / 64 * 64);
+}
+
+// xt[k * ld + t] = x[t * cols + k], zero for t >= n: the GEMM kernels read
+// one k for a whole vector of tokens at a time.
+void pack_transposed(const float *x, int64_t n, int64_t cols, float *xt, int64_t ld) {
+    for (int64_t k = 0; k < cols; ++k) {
+        float *row = xt + k * ld;
+        for (int64_t t = 0; t < n; ++t)
+            row[t] = x[t * cols + k];
+        for (int64_t t = n; t < ld; ++t)
+            row[t] = 0.0f;
     }
-    case DType::BF16: {
-        const uint16_t *r = reinterpret_cast<const uint16_t *>(p);
-        for (int64_t j = 0; j < n; ++j)
-            sum += bf16_to_f32(r[j]) * x[j];
-        break;
+}
+
+MatvecFn matvec_for(const KernelTable &k, DType t) {
+    switch (t) {
+    case DType::F32: return k.matvec_f32;
+    case DType::BF16: return k.matvec_bf16;
+    case DType::F16: return k.matvec_f16;
+    case DType::Q8_0: break;
     }
-    case DType::F16: {
-        const uint16_t *r = reinterpret_cast<const uint16_t *>(p);
-        for (int64_t j = 0; j < n; ++j)
-            sum += f16_to_f32(r[j]) * x[j];
-        break;
+    return nullptr;
+}
+
+WidenFn widen_for(const KernelTable &k, DType t) {
+    switch (t) {
+    case DType::BF16: return k.widen_bf16;
+    case DType::F16: return k.widen_f16;
+    case DType::Q8_0: return k.widen_q8_0;
+    case DType::F32: break;
     }
-    case DType::Q8_0: {
-        const BlockQ8_0 *b = reinterpret_cast<const BlockQ8_0 *>(p);
-        for (int64_t k = 0; k < n / kQ8BlockSize; ++k) {
-            float s = 0.0f;
-            for (int j = 0; j < kQ8BlockSize; ++j)
-                s += b[k].q[j] * x[k * kQ8BlockSize + j];
-            sum += s * b[k].scale;
+    return nullptr;
+}
+
+// y[r0 .. r1) of one token.
+void matvec_rows(const KernelTable &k, const Matrix &w, const float *x, const BlockQ8Act *xq,
+                 float *y, int64_t r0, int64_t r1) {
+    if (w.type == DType::Q8_0)
+        k.matvec_q8_0(w.row(r0), w.row_bytes(), w.cols, xq, y + r0, r1 - r0);
+    else
+        matvec_for(k, w.type)(w.row(r0), w.row_bytes(), w.cols, x, y + r0, r1 - r0);
+}
+
+// Y[t][r0 .. r1) for every token: fp32 rows are used in place, others are
+// widened a panel at a time (the widening is paid once per panel and shared
+// by all n_tokens).
+void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t ldxt,
+               int64_t n_tokens, float *y, int64_t r0, int64_t r1) {
+    const int64_t cols = w.cols;
+    for (int64_t r = r0; r < r1; r += kPanelRows) {
+        const int64_t nr = std::min(kPanelRows, r1 - r);
+        const float *panel;
+        if (w.type == DType::F32) {
+            panel = reinterpret_cast<const float *>(w.row(r));
+        } else {
+            t_panel.resize(static_cast<size_t>(kPanelRows * cols));
+            widen_for(k, w.type)(w.row(r), w.row_bytes(), cols, t_panel.data(), nr);
+            panel = t_panel.data();
         }
-        break;
+        k.gemm_f32(panel, cols, nr, xt, ldxt, n_tokens, cols, y + r, w.rows);
     }
-    }
-    return sum;
 }
 
 } // namespace
 
-void matmul(const Matrix &w, const float *x, int64_t n_tokens, float *y, ThreadPool *pool) {
-    auto rows = [&](int64_t begin, int64_t end, int) {
-        for (int64_t t = 0; t < n_tokens; ++t)
-            for (int64_t i = begin; i < end; ++i)
-                y[t * w.rows + i] = dot_row_ref(w, i, x + t * w.cols);
+void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_tokens,
+                  ThreadPool *pool) {
+    const KernelTable &k = kernel_table();
+    const int64_t cols = outs[0].w->cols;
+    int64_t total = 0;
+    bool any_q8 = false;
+    for (int i = 0; i < count; ++i) {
+        if (outs[i].w->cols != cols) fail(LLM_ERR_INTERNAL, "matmul_group: inputs differ");
+        total += outs[i].w->rows;
+        any_q8 = any_q8 || outs[i].w->type == DType::Q8_0;
+    }
+    const BlockQ8Act *xq = nullptr;
+    const int64_t ldxt = (n_tokens + kPackLanes - 1) / kPackLanes * kPackLanes;
+    if (n_tokens == 1 && any_q8) {
+        t_xq.resize(static_cast<size_t>(cols / kQ8BlockSize));
+        k.quantize_act_q8(x, t_xq.data(), cols);
+        xq = t_xq.data();
+    }
+    float *xt = nullptr;
+    if (n_tokens > 1) {
+        xt = aligned_floats(t_xt, static_cast<size_t>(ldxt * cols));
+        pack_transposed(x, n_tokens, cols, xt, ldxt);
+    }
+    // [begin, end) of the concatenated rows of all matrices, one piece per
+    // matrix it overlaps.
+    auto work = [&](int64_t begin, int64_t end, int) {
+        int64_t base = 0;
+        for (int i = 0; i < count && begin < end; ++i) {
+            const Matrix &w = *outs[i].w;
+            const int64_t r0 = std::max(begin, base) - base;
+            const int64_t r1 = std::min(end, base + w.rows) - base;
+            if (r0 < r1) {
+                if (n_tokens == 1)
+                    matvec_rows(k, w, x, xq, outs[i].y, r0, r1);
+                else
+                    gemm_rows(k, w, xt, ldxt, n_tokens, outs[i].y, r0, r1);
+            }
+            base += w.rows;
+        }
     };
     if (pool)
-        pool->parallel_for(w.rows, 16, rows);
+        pool->parallel_for(total, kPanelRows, work);
     else
-        rows(0, w.rows, 0);
+        work(0, total, 0);
+}
+
+void matmul(const Matrix &w, const float *x, int64_t n_tokens, float *y, ThreadPool *pool) {
+    const MatmulOut out{&w, y};
+    matmul_group(&out, 1, x, n_tokens, pool);
 }
 
 void matrix_row_f32(const Matrix &m, int64_t index, float *out) {
-    const uint8_t *p = m.row(index);
-    switch (m.type) {
-    case DType::F32: std::memcpy(out, p, static_cast<size_t>(m.cols) * 4); break;
-    case DType::BF16: {
-        const uint16_t *r = reinterpret_cast<const uint16_t *>(p);
-        for (int64_t j = 0; j < m.cols; ++j)
-            out[j] = bf16_to_f32(r[j]);
-        break;
-    }
-    case DType::F16: {
-        const uint16_t *r = reinterpret_cast<const uint16_t *>(p);
-        for (int64_t j = 0; j < m.cols; ++j)
-            out[j] = f16_to_f32(r[j]);
-        break;
-    }
-    case DType::Q8_0: {
-        const BlockQ8_0 *b = reinterpret_cast<const BlockQ8_0 *>(p);
-        for (int64_t j = 0; j < m.cols; ++j)
-            out[j] = b[j / kQ8BlockSize].q[j % kQ8BlockSize] * b[j / kQ8BlockSize].scale;
-        break;
-    }
-    }
+    if (m.type == DType::F32)
+        std::memcpy(out, m.row(index), static_cast<size_t>(m.cols) * 4);
+    else
+        widen_for(kernel_table(), m.type)(m.row(index), m.row_bytes(), m.cols, out, 1);
 }
 
 void rmsnorm(float *out, const float *x, const float *weight, int64_t n, float eps) {
-    float ss = 0.0f;
-    for (int64_t j = 0; j < n; ++j)
-        ss += x[j] * x[j];
-    ss /= static_cast<float>(n);
-    ss += eps;
-    ss = 1.0f / std::sqrt(ss);
-    for (int64_t j = 0; j < n; ++j)
-        out[j] = weight[j] * (ss * x[j]);
+    kernel_table().rmsnorm(out, x, weight, n, eps);
 }
 
 void softmax(float *x, int64_t n) {
-    float max_val = x[0];
-    for (int64_t i = 1; i < n; ++i)
-        max_val = std::max(max_val, x[i]);
-    float sum = 0.0f;
-    for (int64_t i = 0; i < n; ++i) {
-        x[i] = std::exp(x[i] - max_val);
-        sum += x[i];
-    }
-    for (int64_t i = 0; i < n; ++i)
-        x[i] /= sum;
+    kernel_table().softmax(x, n);
 }
 
 void silu_mul(float *a, const float *b, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-        float v = a[i];
-        v *= 1.0f / (1.0f + std::exp(-v));
-        a[i] = v * b[i];
-    }
+    kernel_table().silu_mul(a, b, n);
 }
 
 void add_inplace(float *a, const float *b, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-        a[i] += b[i];
+    kernel_table().add(a, b, n);
+}
+
+float max_f32(const float *x, int64_t n) {
+    return kernel_table().max(x, n);
 }
 
 float dot_f32(const float *a, const float *b, int64_t n) {
-    float s = 0.0f;
-    for (int64_t i = 0; i < n; ++i)
-        s += a[i] * b[i];
-    return s;
+    return kernel_table().dot(a, b, n);
+}
+
+void attention_head(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
+                    int64_t head_dim, float scale, float *scores, float *out) {
+    kernel_table().attention(q, k, v, stride, n_pos, head_dim, scale, scores, out);
 }
 
 void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta) {

@@ -1,7 +1,7 @@
 // The numeric kernels the transformer is built from. They know nothing of
 // models: only vectors, matrices and the thread pool that splits the work.
-// Each has a plain reference form; faster variants are picked at run time
-// inside the .cpp files, behind these same signatures.
+// Each call goes through the kernel table of the active SIMD level
+// (kernel_table.h): scalar reference, AVX2, AVX-512 or NEON.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +12,23 @@ namespace llm {
 
 class ThreadPool;
 
+// One product of a matmul_group: y = W x for every token.
+struct MatmulOut {
+    const Matrix *w;
+    float *y; // n_tokens x w->rows, row-major
+};
+
 // Y[t] = W * X[t] for t < n_tokens. X is n_tokens x W.cols, Y is
 // n_tokens x W.rows, both fp32 row-major. n_tokens == 1 is the decode
-// matrix-vector product; larger n is batched prefill.
+// matrix-vector product (Q8_0 weights then meet Q8-quantized activations);
+// larger n is batched prefill, computed as register-tiled GEMM over fp32
+// copies of small panels of W.
 void matmul(const Matrix &w, const float *x, int64_t n_tokens, float *y, ThreadPool *pool);
+
+// Several matrices with the same input (Q, K and V; gate and up) in one
+// pass of the pool: their rows are split between the threads together.
+void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_tokens,
+                  ThreadPool *pool);
 
 // out = row `index` of `m`, widened to fp32 (embedding lookup).
 void matrix_row_f32(const Matrix &m, int64_t index, float *out);
@@ -37,8 +50,17 @@ inline void add_bias(float *y, const float *bias, int64_t n) {
     add_inplace(y, bias, n);
 }
 
+// The largest of n >= 1 values (NaN-free).
+float max_f32(const float *x, int64_t n);
+
 // Dot product of fp32 vectors.
 float dot_f32(const float *a, const float *b, int64_t n);
+
+// One attention head: out = sum_p softmax_p(scale * q.k_p) v_p over n_pos
+// positions whose keys and values are rows `stride` floats apart.
+// `scores` has room for n_pos floats.
+void attention_head(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
+                    int64_t head_dim, float scale, float *scores, float *out);
 
 // RoPE on `n_heads` heads of `head_dim` values at `pos`.
 // interleaved: pairs (2i, 2i+1); otherwise pairs (i, i + head_dim/2).

@@ -6,16 +6,37 @@
 #include <string>
 #include <utility>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace llm {
 
 namespace {
-// Chunk `index` of `parts` over [0, n), boundaries aligned to grain.
-std::pair<int64_t, int64_t> chunk(int64_t n, int64_t grain, int parts, int index) {
-    int64_t units = (n + grain - 1) / grain;
-    int64_t begin = units * index / parts * grain;
-    int64_t end = units * (index + 1) / parts * grain;
-    return {std::min(begin, n), std::min(end, n)};
+
+// About 50-100 microseconds of polling before a thread goes to sleep.
+constexpr int kSpinIterations = 2000;
+// Chunks per thread: enough to rebalance when one thread is slowed down,
+// few enough to keep each chunk a long sequential stream.
+constexpr int64_t kChunksPerThread = 4;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
 }
+
+// Polls cond() for a while; false if it never became true.
+template <typename Cond> bool spin_until(Cond cond) {
+    for (int i = 0; i < kSpinIterations; ++i) {
+        if (cond()) return true;
+        cpu_relax();
+    }
+    return cond();
+}
+
 } // namespace
 
 ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
@@ -26,11 +47,34 @@ ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
 ThreadPool::~ThreadPool() {
     {
         std::lock_guard<std::mutex> lock(mu_);
-        stop_ = true;
+        stop_.store(true);
     }
     wake_.notify_all();
     for (auto &t : workers_)
         t.join();
+}
+
+void ThreadPool::run_chunks(uint64_t generation, int index) {
+    const uint64_t tag = (generation & 0xffffffffu) << 32;
+    uint64_t t = ticket_.load(std::memory_order_acquire);
+    for (;;) {
+        if ((t & ~0xffffffffull) != tag) return; // a newer job
+        const int64_t n = job_n_.load(std::memory_order_relaxed);
+        const int64_t chunk = job_chunk_.load(std::memory_order_relaxed);
+        const int64_t begin = static_cast<int64_t>(t & 0xffffffffu);
+        if (begin >= n) return;
+        const int64_t end = std::min(begin + chunk, n);
+        if (!ticket_.compare_exchange_weak(t, tag | static_cast<uint64_t>(end),
+                                           std::memory_order_acq_rel))
+            continue; // t now holds the current ticket
+        (*job_)(begin, end, index);
+        if (done_units_.fetch_add(end - begin) + (end - begin) == n && index != 0 &&
+            caller_sleeping_.load()) {
+            std::lock_guard<std::mutex> lock(mu_);
+            done_.notify_one();
+        }
+        t = ticket_.load(std::memory_order_acquire);
+    }
 }
 
 void ThreadPool::parallel_for(int64_t n, int64_t grain,
@@ -41,42 +85,50 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         fn(0, n, 0);
         return;
     }
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        job_ = &fn;
-        job_n_ = n;
-        job_grain_ = grain;
-        pending_ = n_threads_ - 1;
-        ++generation_;
+    if (n > 0xffffffffll) {
+        for (int64_t b = 0; b < n; b += 0xffffffffll) // (not with any real model)
+            parallel_for(std::min<int64_t>(0xffffffffll, n - b), grain,
+                         [&](int64_t lo, int64_t hi, int t) { fn(b + lo, b + hi, t); });
+        return;
     }
-    wake_.notify_all();
-    auto [b, e] = chunk(n, grain, n_threads_, 0);
-    if (b < e) fn(b, e, 0);
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    job_ = nullptr;
+    const int64_t units = (n + grain - 1) / grain;
+    const int64_t parts = n_threads_ * kChunksPerThread;
+    job_ = &fn;
+    job_n_.store(n, std::memory_order_relaxed);
+    job_chunk_.store(grain * std::max<int64_t>(1, (units + parts - 1) / parts),
+                     std::memory_order_relaxed);
+    done_units_.store(0, std::memory_order_relaxed);
+    const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
+    ticket_.store((generation & 0xffffffffu) << 32, std::memory_order_release);
+    generation_.store(generation); // seq_cst: ordered before reading sleepers_
+    if (sleepers_.load() > 0) {
+        // Taking the lock orders this notify after a worker's last check.
+        std::lock_guard<std::mutex> lock(mu_);
+        wake_.notify_all();
+    }
+    run_chunks(generation, 0);
+    auto finished = [&] { return done_units_.load(std::memory_order_acquire) == n; };
+    if (!spin_until(finished)) {
+        std::unique_lock<std::mutex> lock(mu_);
+        caller_sleeping_.store(true);
+        done_.wait(lock, finished);
+        caller_sleeping_.store(false);
+    }
 }
 
 void ThreadPool::worker(int index) {
     uint64_t seen = 0;
     for (;;) {
-        const std::function<void(int64_t, int64_t, int)> *job;
-        int64_t n, grain;
-        {
+        auto posted = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+        if (!spin_until([&] { return posted() || stop_.load(std::memory_order_relaxed); })) {
             std::unique_lock<std::mutex> lock(mu_);
-            wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-            if (stop_) return;
-            seen = generation_;
-            job = job_;
-            n = job_n_;
-            grain = job_grain_;
+            sleepers_.fetch_add(1);
+            wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+            sleepers_.fetch_sub(1);
         }
-        auto [b, e] = chunk(n, grain, n_threads_, index);
-        if (b < e) (*job)(b, e, index);
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            if (--pending_ == 0) done_.notify_one();
-        }
+        if (stop_.load()) return;
+        seen = generation_.load(std::memory_order_acquire);
+        run_chunks(seen, index);
     }
 }
 

@@ -1,9 +1,17 @@
-// A persistent pool of worker threads. parallel_for splits [0, n) into
-// contiguous chunks, one per thread (the caller's thread takes a share too),
-// and returns when all are done. Idle workers sleep on a condition variable:
-// no spinning that would starve a host sharing the cores.
+// A persistent pool of worker threads. parallel_for hands out chunks of
+// [0, n) to the workers and the caller's thread, and returns when all are
+// done. Chunks are claimed dynamically and the caller waits only for chunks
+// that were claimed: a worker the OS has not scheduled yet (the machine is
+// busy with other work) is simply not waited for, its share is done by the
+// threads that are running.
+//
+// Between jobs a worker spins briefly (a transformer layer posts several
+// jobs back to back, microseconds apart) and then sleeps on a condition
+// variable: an idle pool costs no CPU, and a pool sharing its cores with
+// other work never spins for long.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -23,8 +31,9 @@ class ThreadPool {
 
     int size() const { return n_threads_; }
 
-    // fn(begin, end, thread_index) over a split of [0, n). Chunks are aligned
-    // to `grain` (except the last). Not reentrant: one parallel_for at a time.
+    // fn(begin, end, thread_index) over chunks of [0, n) whose boundaries
+    // are multiples of `grain` (except at n). thread_index < size(); each
+    // index is used by one thread at a time. Not reentrant.
     void parallel_for(int64_t n, int64_t grain,
                       const std::function<void(int64_t, int64_t, int)> &fn);
 
@@ -33,16 +42,26 @@ class ThreadPool {
 
   private:
     void worker(int index);
+    // Claims and runs chunks of job `generation` until none are left.
+    void run_chunks(uint64_t generation, int index);
 
     int n_threads_;
     std::vector<std::thread> workers_;
+
+    // The current job. ticket_ holds the job's generation (high 32 bits) and
+    // the first unclaimed index (low 32): a claim is a compare-and-swap on
+    // it, so a worker still holding an older generation can never take part
+    // of a newer job.
+    const std::function<void(int64_t, int64_t, int)> *job_ = nullptr;
+    std::atomic<int64_t> job_n_{0}, job_chunk_{1};
+    std::atomic<uint64_t> ticket_{0};
+    std::atomic<int64_t> done_units_{0};  // indices finished in the current job
+    std::atomic<uint64_t> generation_{0}; // jobs posted so far
+    std::atomic<int> sleepers_{0};        // workers blocked on wake_
+    std::atomic<bool> caller_sleeping_{false};
+    std::atomic<bool> stop_{false};
     std::mutex mu_;
     std::condition_variable wake_, done_;
-    const std::function<void(int64_t, int64_t, int)> *job_ = nullptr;
-    int64_t job_n_ = 0, job_grain_ = 1;
-    uint64_t generation_ = 0;
-    int pending_ = 0;
-    bool stop_ = false;
 };
 
 } // namespace llm

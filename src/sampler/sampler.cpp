@@ -8,8 +8,19 @@
 
 namespace llm {
 
+namespace {
+// The order of candidates: more probable first, then lower id.
+bool before(const Sampler::Candidate &a, const Sampler::Candidate &b) {
+    return a.p != b.p ? a.p > b.p : a.id < b.id;
+}
+} // namespace
+
 int32_t argmax(const float *x, int32_t n) {
-    int32_t best = 0;
+    // A vectorized max, then the first index holding it.
+    const float m = max_f32(x, n);
+    for (int32_t i = 0; i < n; ++i)
+        if (x[i] == m) return i;
+    int32_t best = 0; // NaN in the way: a plain scan
     for (int32_t i = 1; i < n; ++i)
         if (x[i] > x[best]) best = i;
     return best;
@@ -19,12 +30,14 @@ Sampler::Sampler(const SamplerConfig &config) : config_(config), rng_(config.see
 
 int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, size_t n_history) {
     const SamplerConfig &c = config_;
+    const bool penalty = c.repeat_penalty != 1.0f && c.repeat_last_n != 0 && n_history > 0;
+    if (c.temperature <= 0.0f && !penalty) return argmax(logits, n);
     probs_.assign(logits, logits + n);
     float *p = probs_.data();
 
     // Repetition penalty (CTRL, Keskar et al. 2019): a token already in the
     // recent window has a positive logit divided, a negative one multiplied.
-    if (c.repeat_penalty != 1.0f && c.repeat_last_n != 0 && n_history > 0) {
+    if (penalty) {
         size_t window = c.repeat_last_n < 0
                             ? n_history
                             : std::min(n_history, static_cast<size_t>(c.repeat_last_n));
@@ -54,37 +67,49 @@ int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, 
         return n - 1; // rounding
     }
 
-    // Candidates sorted by probability (ties: lower id first). For top-p,
+    // Candidates in order of probability (ties: lower id first). For top-p,
     // tokens below (1 - top_p) / (n - 1) can never be in the nucleus, so they
-    // are dropped before sorting (llama2.c's trick: it keeps the sort small).
+    // are dropped first (llama2.c's trick). Only as much of the order as the
+    // draw needs is established (the result is that of a full sort): top-k
+    // keeps the k best in a heap as it scans; top-p sorts a growing prefix
+    // until it holds the nucleus.
     candidates_.clear();
     const float cutoff = top_p_on ? (1.0f - c.top_p) / static_cast<float>(n - 1) : 0.0f;
-    float p_max = 0.0f;
-    for (int32_t i = 0; i < n; ++i)
-        p_max = std::max(p_max, p[i]);
-    const float min_keep = min_p_on ? c.min_p * p_max : 0.0f;
-    for (int32_t i = 0; i < n; ++i)
-        if (p[i] >= cutoff && p[i] >= min_keep) candidates_.push_back({p[i], i});
-    auto before = [](const Candidate &a, const Candidate &b) {
-        return a.p != b.p ? a.p > b.p : a.id < b.id;
-    };
-    if (candidates_.empty()) return argmax(p, n); // e.g. NaN logits
-    size_t keep = candidates_.size();
-    if (top_k_on && static_cast<size_t>(c.top_k) < keep) {
-        keep = static_cast<size_t>(c.top_k);
-        std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(keep),
-                          candidates_.end(), before);
-    } else {
-        std::sort(candidates_.begin(), candidates_.end(), before);
+    const float min_keep = min_p_on ? c.min_p * max_f32(p, n) : 0.0f;
+    const float floor = std::max(cutoff, min_keep);
+    const size_t k = top_k_on ? static_cast<size_t>(c.top_k) : 0;
+    for (int32_t i = 0; i < n; ++i) {
+        if (!(p[i] >= floor)) continue;
+        const Candidate cand{p[i], i};
+        if (!top_k_on || candidates_.size() < k) {
+            candidates_.push_back(cand);
+            if (top_k_on) std::push_heap(candidates_.begin(), candidates_.end(), before);
+        } else if (before(cand, candidates_.front())) { // better than the worst kept
+            std::pop_heap(candidates_.begin(), candidates_.end(), before);
+            candidates_.back() = cand;
+            std::push_heap(candidates_.begin(), candidates_.end(), before);
+        }
     }
+    if (candidates_.empty()) return argmax(p, n); // e.g. NaN logits
+    if (top_k_on) std::sort_heap(candidates_.begin(), candidates_.end(), before);
+    const size_t keep = candidates_.size();
     float total = 0.0f;
     size_t last = keep - 1;
-    for (size_t i = 0; i < keep; ++i) {
-        total += candidates_[i].p;
-        if (top_p_on && total > c.top_p) {
-            last = i;
-            break;
+    // [0, ordered) is in final order (under top-k, all of it already).
+    size_t ordered = top_k_on ? keep : 0, i = 0;
+    bool nucleus = false;
+    for (size_t m = top_p_on && !top_k_on ? std::min<size_t>(keep, 64) : keep;;) {
+        if (m > ordered) sort_prefix(ordered, m);
+        ordered = std::max(ordered, m);
+        for (; i < m && !nucleus; ++i) {
+            total += candidates_[i].p;
+            if (top_p_on && total > c.top_p) {
+                last = i;
+                nucleus = true;
+            }
         }
+        if (nucleus || m == keep) break;
+        m = std::min(keep, 4 * m);
     }
     const float r = coin * total;
     float cdf = 0.0f;
@@ -93,6 +118,13 @@ int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, 
         if (r < cdf) return candidates_[i].id;
     }
     return candidates_[last].id;
+}
+
+void Sampler::sort_prefix(size_t sorted, size_t m) {
+    const auto first = candidates_.begin() + static_cast<long>(sorted);
+    const auto mid = candidates_.begin() + static_cast<long>(m);
+    if (mid < candidates_.end()) std::nth_element(first, mid, candidates_.end(), before);
+    std::sort(first, mid, before);
 }
 
 } // namespace llm

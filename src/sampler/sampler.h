@@ -46,18 +46,24 @@ class Sampler {
     // `history` is the context so far (for the repetition penalty).
     int32_t sample(const float *logits, int32_t n_vocab, const int32_t *history, size_t n_history);
 
-  private:
     struct Candidate {
         float p;
         int32_t id;
     };
+
+  private:
+    // Puts the best m - sorted of candidates_[sorted ..) in order at
+    // [sorted, m); [0, sorted) is already the best, in order.
+    void sort_prefix(size_t sorted, size_t m);
+
     SamplerConfig config_;
     Rng rng_;
     std::vector<float> probs_;
     std::vector<Candidate> candidates_;
 };
 
-// Index of the largest value (the first one on ties).
+// Index of the largest value (the first one on ties); some index in range
+// when there are NaN.
 int32_t argmax(const float *x, int32_t n);
 
 } // namespace llm

@@ -61,8 +61,11 @@ TEST_CASE("batched prefill gives the same logits as token-by-token", "[golden][l
         REQUIRE(llm_forward(one.get(), &t, 1) == LLM_OK);
     auto batch = new_context(model.get(), 0, 2);
     REQUIRE(llm_forward(batch.get(), ids.data(), ids.size()) == LLM_OK);
+    // The batch goes through the GEMM kernels, single tokens through the
+    // mat-vec ones: the sums run in different orders (~1e-5 apart on some
+    // SIMD levels), well inside the 1e-4 that run.c's own builds differ by.
     CHECK(max_abs_diff(llm_context_logits(one.get()), llm_context_logits(batch.get()),
-                       static_cast<size_t>(llm_model_n_vocab(model.get()))) < 1e-5f);
+                       static_cast<size_t>(llm_model_n_vocab(model.get()))) < 5e-5f);
 }
 
 TEST_CASE("detokenized greedy output equals run.c's printed text", "[golden][llama2c]") {

@@ -1,0 +1,79 @@
+// The per-instruction-set kernels behind kernels.h, one table per SIMD
+// level. kernels_scalar.cpp fills the portable reference table; each
+// kernels_<isa>.cpp (compiled with its own -m flags, see CMakeLists.txt)
+// overrides the entries it has faster versions of. kernels.cpp calls
+// through the table of active_simd_level() and does the threading.
+//
+// The interface is plain pointers and sizes on purpose: the ISA files
+// include nothing with inline functions of external linkage, so no copy of
+// such a function compiled with AVX-512 can end up shared with code that
+// runs on a CPU without it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quant.h"
+#include "kernels/simd_level.h"
+
+namespace llm {
+
+// y[r] = dot(row r of W, x) for r < n_rows. Rows start `stride` bytes
+// apart and hold `cols` values of the kernel's weight type.
+using MatvecFn = void (*)(const uint8_t *w, size_t stride, int64_t cols, const float *x, float *y,
+                          int64_t n_rows);
+// The Q8_0 variant takes x already quantized (cols / 32 blocks).
+using MatvecQ8Fn = void (*)(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
+                            float *y, int64_t n_rows);
+// out[r * cols + c] = W[r][c] widened to fp32, for r < n_rows.
+using WidenFn = void (*)(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows);
+
+struct KernelTable {
+    SimdLevel level = SimdLevel::Scalar;
+
+    MatvecFn matvec_f32 = nullptr;
+    MatvecFn matvec_bf16 = nullptr;
+    MatvecFn matvec_f16 = nullptr;
+    MatvecQ8Fn matvec_q8_0 = nullptr;
+    WidenFn widen_bf16 = nullptr;
+    WidenFn widen_f16 = nullptr;
+    WidenFn widen_q8_0 = nullptr;
+
+    // Matrix x matrix, fp32: y[t * ldy + r] = sum_k xt[k * ldxt + t] * w[r * ldw + k]
+    // for t < n_tokens, r < n_rows, k < cols. The activations come packed
+    // transposed ([k][token], see pack_transposed), ldxt a multiple of 16
+    // with zeros past n_tokens.
+    void (*gemm_f32)(const float *w, int64_t ldw, int64_t n_rows, const float *xt, int64_t ldxt,
+                     int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
+
+    // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,
+    // q = round-half-even(x / scale).
+    void (*quantize_act_q8)(const float *x, BlockQ8Act *out, int64_t n) = nullptr;
+
+    void (*rmsnorm)(float *out, const float *x, const float *weight, int64_t n,
+                    float eps) = nullptr;
+    void (*softmax)(float *x, int64_t n) = nullptr;
+    void (*silu_mul)(float *a, const float *b, int64_t n) = nullptr;
+    void (*add)(float *a, const float *b, int64_t n) = nullptr;
+    float (*dot)(const float *a, const float *b, int64_t n) = nullptr;
+    float (*max)(const float *x, int64_t n) = nullptr; // n >= 1, NaN-free input
+
+    // One attention head over n_pos positions: out = sum_p softmax(scale *
+    // q.k_p)_p * v_p. Keys and values are rows `stride` floats apart;
+    // `scores` has room for n_pos floats.
+    void (*attention)(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
+                      int64_t head_dim, float scale, float *scores, float *out) = nullptr;
+};
+
+// The table of the active SIMD level (built on first use).
+const KernelTable &kernel_table();
+
+// Fillers, one per file. Each returns false (leaving t alone) when its file
+// was compiled without that instruction set (another CPU architecture).
+void fill_scalar_kernels(KernelTable &t);
+bool fill_avx2_kernels(KernelTable &t);
+bool fill_avx512_kernels(KernelTable &t);
+bool fill_avx512vnni_kernels(KernelTable &t);
+bool fill_neon_kernels(KernelTable &t);
+
+} // namespace llm

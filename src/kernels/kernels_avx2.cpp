@@ -1,0 +1,161 @@
+// AVX2 + FMA + F16C kernels (CMakeLists.txt gives this file alone the
+// flags; they run only when cpuid reports the features).
+#include "kernels/kernel_table.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+
+#include "kernels/simd_primitives.h"
+
+namespace llm {
+namespace {
+
+constexpr int kLanes = 8;
+constexpr int kTileRows = 6,
+              kTileVectors = 2; // 6 x 2 accumulators + 2 inputs + 1 broadcast: 15 of 16 registers
+using vf = __m256;
+
+// Lanes [0, n) set: a sign-bit mask for maskload/maskstore.
+inline __m256i first(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline vf vzero() {
+    return _mm256_setzero_ps();
+}
+inline vf vset(float a) {
+    return _mm256_set1_ps(a);
+}
+inline vf vload(const float *p) {
+    return _mm256_loadu_ps(p);
+}
+inline vf vload_n(const float *p, int64_t n) {
+    return _mm256_maskload_ps(p, first(n));
+}
+inline void vstore(float *p, vf v) {
+    _mm256_storeu_ps(p, v);
+}
+inline void vstore_n(float *p, vf v, int64_t n) {
+    _mm256_maskstore_ps(p, first(n), v);
+}
+LLM_SIMD_BINARY(vadd, _mm256_add_ps)
+LLM_SIMD_BINARY(vsub, _mm256_sub_ps)
+LLM_SIMD_BINARY(vmul, _mm256_mul_ps)
+LLM_SIMD_BINARY(vdiv, _mm256_div_ps)
+LLM_SIMD_BINARY(vmax, _mm256_max_ps)
+LLM_SIMD_BINARY(vmin, _mm256_min_ps)
+inline vf vabs(vf a) {
+    return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+}
+inline vf vfma(vf a, vf b, vf c) {
+    return _mm256_fmadd_ps(a, b, c);
+}
+inline float hsum128(__m128 s) {
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+inline float vsum(vf v) {
+    return hsum128(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)));
+}
+inline float vmaxall(vf v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+inline void vsum4(vf a, vf b, vf c, vf d, float *out) {
+    const vf abcd = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1)));
+}
+// 16-bit loads of n < 8 values go through a zeroed buffer (no 16-bit
+// masked loads in AVX2).
+inline __m128i load_u16_n(const uint16_t *p, int64_t n) {
+    uint16_t buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    __builtin_memcpy(buf, p, static_cast<size_t>(n) * 2);
+    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(buf));
+}
+inline vf widen_bf16(__m128i h) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+inline vf vload_bf16(const uint16_t *p) {
+    return widen_bf16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+inline vf vload_bf16_n(const uint16_t *p, int64_t n) {
+    return widen_bf16(load_u16_n(p, n));
+}
+inline vf vload_f16(const uint16_t *p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+inline vf vload_f16_n(const uint16_t *p, int64_t n) {
+    return _mm256_cvtph_ps(load_u16_n(p, n));
+}
+inline vf vload_i8(const int8_t *p) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+}
+inline vf vround(vf v) {
+    return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+inline vf vpow2i(vf n) {
+    const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+}
+inline void vstore_i8(int8_t *p, vf v) {
+    const __m256i i = _mm256_cvtps_epi32(v);
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(p), _mm_packs_epi16(w, w));
+}
+inline float f16_scalar(uint16_t h) {
+    return _cvtsh_ss(h);
+}
+
+} // namespace
+
+#include "kernels/simd_kernels.inc"
+
+namespace {
+
+// One Q8 block per register. maddubs multiplies unsigned by signed bytes:
+// |w| against x carrying w's sign; |w|, |x| <= 127 so the int16 pair sums
+// cannot saturate.
+void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
+                      int64_t n_rows) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (int64_t r = 0; r < n_rows; ++r) {
+        const BlockQ8_0 *b =
+            reinterpret_cast<const BlockQ8_0 *>(w + static_cast<size_t>(r) * stride);
+        vf acc = vzero();
+        for (int64_t k = 0; k < nb; ++k) {
+            const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[k].q));
+            const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[k].q));
+            const __m256i pairs =
+                _mm256_maddubs_epi16(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
+            const vf d = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
+            acc = vfma(d, vset(f16_scalar(b[k].scale) * x[k].scale), acc);
+        }
+        y[r] = vsum(acc);
+    }
+}
+
+} // namespace
+
+bool fill_avx2_kernels(KernelTable &t) {
+    fill_common_simd_kernels(t);
+    t.matvec_q8_0 = matvec_q8_0_avx2;
+    t.level = SimdLevel::Avx2;
+    return true;
+}
+
+} // namespace llm
+
+#else
+
+namespace llm {
+bool fill_avx2_kernels(KernelTable &) {
+    return false;
+}
+} // namespace llm
+
+#endif

@@ -1,0 +1,243 @@
+// AVX-512 (F/BW/VL/DQ) kernels: the primitives of simd_kernels.inc plus an
+// int8 Q8_0 dot product. CMakeLists.txt gives this file alone the AVX-512
+// flags, and kernels_avx512vnni.cpp compiles it once more with VNNI as well
+// (LLM_AVX512_VNNI_TABLE): each table then comes from one translation unit
+// built for exactly the instructions it may use, and runs only when cpuid
+// reports them.
+#include "kernels/kernel_table.h"
+
+#if defined(LLM_AVX512_VNNI_TABLE)
+#define LLM_AVX512_FILL fill_avx512vnni_kernels
+#define LLM_AVX512_LEVEL SimdLevel::Avx512Vnni
+#else
+#define LLM_AVX512_FILL fill_avx512_kernels
+#define LLM_AVX512_LEVEL SimdLevel::Avx512
+#endif
+#if defined(LLM_AVX512_VNNI_TABLE) && !defined(__AVX512VNNI__)
+#define LLM_AVX512_READY 0
+#else
+#define LLM_AVX512_READY 1
+#endif
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) &&                      \
+    defined(__AVX512DQ__) && defined(__FMA__) && defined(__F16C__) && LLM_AVX512_READY
+// GCC 12's AVX-512 headers build "undefined" vectors from themselves, which
+// its own -Wuninitialized then reports wherever they are inlined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include "kernels/simd_primitives.h"
+
+namespace llm {
+
+namespace {
+
+constexpr int kLanes = 16;
+constexpr int kTileRows = 12,
+              kTileVectors = 2; // 12 x 2 accumulators + 2 inputs + 1 broadcast of 32 registers
+using vf = __m512;
+
+inline __mmask16 first(int64_t n) {
+    return static_cast<__mmask16>((1u << n) - 1u);
+}
+inline vf vzero() {
+    return _mm512_setzero_ps();
+}
+inline vf vset(float a) {
+    return _mm512_set1_ps(a);
+}
+inline vf vload(const float *p) {
+    return _mm512_loadu_ps(p);
+}
+inline vf vload_n(const float *p, int64_t n) {
+    return _mm512_maskz_loadu_ps(first(n), p);
+}
+inline void vstore(float *p, vf v) {
+    _mm512_storeu_ps(p, v);
+}
+inline void vstore_n(float *p, vf v, int64_t n) {
+    _mm512_mask_storeu_ps(p, first(n), v);
+}
+LLM_SIMD_BINARY(vadd, _mm512_add_ps)
+LLM_SIMD_BINARY(vsub, _mm512_sub_ps)
+LLM_SIMD_BINARY(vmul, _mm512_mul_ps)
+LLM_SIMD_BINARY(vdiv, _mm512_div_ps)
+LLM_SIMD_BINARY(vmax, _mm512_max_ps)
+LLM_SIMD_BINARY(vmin, _mm512_min_ps)
+inline vf vabs(vf a) {
+    return _mm512_abs_ps(a);
+}
+inline vf vfma(vf a, vf b, vf c) {
+    return _mm512_fmadd_ps(a, b, c);
+}
+// (GCC 12's _mm512_reduce_*_ps trip -Wuninitialized in its own header.)
+inline __m128 halve_to_128(vf v, __m256 (*op)(__m256, __m256), __m128 (*op4)(__m128, __m128)) {
+    const __m256 h = op(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+    return op4(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+inline float vsum(vf v) {
+    __m128 s = halve_to_128(v, _mm256_add_ps, _mm_add_ps);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+inline float vmaxall(vf v) {
+    __m128 s = halve_to_128(v, _mm256_max_ps, _mm_max_ps);
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+// Four horizontal sums at once: interleave pairs so that each step halves
+// the number of vectors instead of reducing each one separately.
+inline void vsum4(vf a, vf b, vf c, vf d, float *out) {
+    const vf ab = _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+    const vf cd = _mm512_add_ps(_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
+    // per 128-bit lane: [a, b, a, b] + [c, d, c, d] partial sums -> [a, b, c, d]
+    const vf abcd = _mm512_add_ps(_mm512_shuffle_ps(ab, cd, 0x44), _mm512_shuffle_ps(ab, cd, 0xee));
+    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(abcd), _mm512_extractf32x8_ps(abcd, 1));
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+inline vf vload_bf16(const uint16_t *p) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+inline vf vload_bf16_n(const uint16_t *p, int64_t n) {
+    const __m256i h = _mm256_maskz_loadu_epi16(first(n), p);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+inline vf vload_f16(const uint16_t *p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+}
+inline vf vload_f16_n(const uint16_t *p, int64_t n) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first(n), p));
+}
+inline vf vload_i8(const int8_t *p) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(b));
+}
+inline vf vround(vf v) {
+    return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+inline vf vpow2i(vf n) {
+    const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+}
+inline void vstore_i8(int8_t *p, vf v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(v)));
+}
+inline float f16_scalar(uint16_t h) {
+    return _cvtsh_ss(h);
+}
+
+} // namespace
+
+#include "kernels/simd_kernels.inc"
+
+namespace {
+
+// Two Q8 blocks (64 values) in one register: block k in the low half, k+1
+// in the high half.
+template <class Block> inline __m512i load_block_pair(const Block *b) {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[0].q));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[1].q));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+// Per-lane scales of a block pair: lanes 0-7 block k, lanes 8-15 block k+1.
+inline vf weight_scale_pair(const BlockQ8_0 *b) {
+    const __m128i h = _mm_set_epi16(0, 0, 0, 0, 0, 0, static_cast<short>(b[1].scale),
+                                    static_cast<short>(b[0].scale));
+    const __m128 s = _mm_cvtph_ps(h);
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(_mm_cvtss_f32(s))),
+                              _mm256_broadcastss_ps(_mm_shuffle_ps(s, s, 1)), 1);
+}
+inline vf act_scale_pair(const BlockQ8Act *x) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(x[0].scale)),
+                              _mm256_set1_ps(x[1].scale), 1);
+}
+
+// Signed int8 dot products summed in groups of 4 into int32 lanes. The
+// instructions multiply unsigned by signed bytes, so |w| is paired with x
+// carrying the sign of w. |w|, |x| <= 127 by construction, so maddubs's
+// int16 pair sums cannot saturate.
+inline __m512i dot_i8(__m512i w, __m512i x) {
+    const __m512i sx = _mm512_mask_sub_epi8(x, _mm512_movepi8_mask(w), _mm512_setzero_si512(), x);
+#if defined(__AVX512VNNI__)
+    return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_abs_epi8(w), sx);
+#else
+    const __m512i pairs = _mm512_maddubs_epi16(_mm512_abs_epi8(w), sx);
+    return _mm512_madd_epi16(pairs, _mm512_set1_epi16(1));
+#endif
+}
+
+inline vf q8_pair(const BlockQ8_0 *w, __m512i xq, vf xs, vf acc) {
+    const __m512i d = dot_i8(load_block_pair(w), xq);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_mul_ps(weight_scale_pair(w), xs), acc);
+}
+
+// One row's dot product with quantized activations, over pairs of blocks;
+// an odd last block goes through the scalar formula.
+template <int R>
+inline void q8_rows(const BlockQ8_0 *const *b, const BlockQ8Act *x, int64_t nb, float *y) {
+    vf acc[R];
+    for (int i = 0; i < R; ++i)
+        acc[i] = vzero();
+    for (int64_t k = 0; k + 2 <= nb; k += 2) {
+        const __m512i xq = load_block_pair(x + k);
+        const vf xs = act_scale_pair(x + k);
+        for (int i = 0; i < R; ++i)
+            acc[i] = q8_pair(b[i] + k, xq, xs, acc[i]);
+    }
+    for (int i = 0; i < R; ++i) {
+        y[i] = vsum(acc[i]);
+        if (nb % 2) {
+            int32_t dot = 0;
+            for (int j = 0; j < kQ8BlockSize; ++j)
+                dot += b[i][nb - 1].q[j] * x[nb - 1].q[j];
+            y[i] += static_cast<float>(dot) * (f16_scalar(b[i][nb - 1].scale) * x[nb - 1].scale);
+        }
+    }
+}
+
+// Four rows at a time: four weight streams in flight, activations loaded
+// once for all four.
+void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
+                        float *y, int64_t n_rows) {
+    const int64_t nb = cols / kQ8BlockSize;
+    auto row = [&](int64_t r) { return reinterpret_cast<const BlockQ8_0 *>(w + r * stride); };
+    int64_t r = 0;
+    for (; r + 4 <= n_rows; r += 4) {
+        const BlockQ8_0 *b[4] = {row(r), row(r + 1), row(r + 2), row(r + 3)};
+        q8_rows<4>(b, x, nb, y + r);
+    }
+    for (; r < n_rows; ++r) {
+        const BlockQ8_0 *b[1] = {row(r)};
+        q8_rows<1>(b, x, nb, y + r);
+    }
+}
+
+} // namespace
+
+bool LLM_AVX512_FILL(KernelTable &t) {
+    fill_common_simd_kernels(t);
+    t.matvec_q8_0 = matvec_q8_0_avx512;
+    t.level = LLM_AVX512_LEVEL;
+    return true;
+}
+
+} // namespace llm
+
+#else
+
+namespace llm {
+bool LLM_AVX512_FILL(KernelTable &) {
+    return false;
+}
+} // namespace llm
+
+#endif

@@ -1,0 +1,182 @@
+// The portable reference kernels: straightforward loops summed in order.
+// Every SIMD level starts from this table and overrides what it speeds up;
+// the tests hold all levels to independent references.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/float_convert.h"
+#include "kernels/kernel_table.h"
+
+namespace llm {
+
+namespace {
+
+template <float (*Value)(const uint8_t *row, int64_t j)>
+void matvec_ref(const uint8_t *w, size_t stride, int64_t cols, const float *x, float *y,
+                int64_t n_rows) {
+    for (int64_t r = 0; r < n_rows; ++r) {
+        const uint8_t *row = w + static_cast<size_t>(r) * stride;
+        float sum = 0.0f;
+        for (int64_t j = 0; j < cols; ++j)
+            sum += Value(row, j) * x[j];
+        y[r] = sum;
+    }
+}
+
+template <float (*Value)(const uint8_t *row, int64_t j)>
+void widen_ref(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows) {
+    for (int64_t r = 0; r < n_rows; ++r) {
+        const uint8_t *row = w + static_cast<size_t>(r) * stride;
+        for (int64_t j = 0; j < cols; ++j)
+            out[r * cols + j] = Value(row, j);
+    }
+}
+
+float value_f32(const uint8_t *row, int64_t j) {
+    float v;
+    std::memcpy(&v, row + 4 * j, 4);
+    return v;
+}
+float value_bf16(const uint8_t *row, int64_t j) {
+    uint16_t h;
+    std::memcpy(&h, row + 2 * j, 2);
+    return bf16_to_f32(h);
+}
+float value_f16(const uint8_t *row, int64_t j) {
+    uint16_t h;
+    std::memcpy(&h, row + 2 * j, 2);
+    return f16_to_f32(h);
+}
+float value_q8_0(const uint8_t *row, int64_t j) {
+    const BlockQ8_0 *b = reinterpret_cast<const BlockQ8_0 *>(row) + j / kQ8BlockSize;
+    return b->q[j % kQ8BlockSize] * f16_to_f32(b->scale);
+}
+
+// Per block: the exact integer dot product, times both scales.
+void matvec_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
+                     int64_t n_rows) {
+    for (int64_t r = 0; r < n_rows; ++r) {
+        const BlockQ8_0 *b =
+            reinterpret_cast<const BlockQ8_0 *>(w + static_cast<size_t>(r) * stride);
+        float sum = 0.0f;
+        for (int64_t k = 0; k < cols / kQ8BlockSize; ++k) {
+            int32_t dot = 0;
+            for (int j = 0; j < kQ8BlockSize; ++j)
+                dot += b[k].q[j] * x[k].q[j];
+            sum += static_cast<float>(dot) * (f16_to_f32(b[k].scale) * x[k].scale);
+        }
+        y[r] = sum;
+    }
+}
+
+void gemm_f32_ref(const float *w, int64_t ldw, int64_t n_rows, const float *xt, int64_t ldxt,
+                  int64_t n_tokens, int64_t cols, float *y, int64_t ldy) {
+    for (int64_t t = 0; t < n_tokens; ++t)
+        for (int64_t r = 0; r < n_rows; ++r) {
+            float sum = 0.0f;
+            for (int64_t k = 0; k < cols; ++k)
+                sum += w[r * ldw + k] * xt[k * ldxt + t];
+            y[t * ldy + r] = sum;
+        }
+}
+
+void quantize_act_q8_ref(const float *x, BlockQ8Act *out, int64_t n) {
+    for (int64_t b = 0; b < n / kQ8BlockSize; ++b) {
+        const float *v = x + b * kQ8BlockSize;
+        float amax = 0.0f;
+        for (int j = 0; j < kQ8BlockSize; ++j)
+            amax = std::fmax(amax, std::fabs(v[j]));
+        const float scale = amax / 127.0f;
+        const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+        out[b].scale = scale;
+        for (int j = 0; j < kQ8BlockSize; ++j)
+            out[b].q[j] = static_cast<int8_t>(std::nearbyint(v[j] * inv));
+    }
+}
+
+void rmsnorm_ref(float *out, const float *x, const float *weight, int64_t n, float eps) {
+    float ss = 0.0f;
+    for (int64_t j = 0; j < n; ++j)
+        ss += x[j] * x[j];
+    ss /= static_cast<float>(n);
+    ss += eps;
+    ss = 1.0f / std::sqrt(ss);
+    for (int64_t j = 0; j < n; ++j)
+        out[j] = weight[j] * (ss * x[j]);
+}
+
+void softmax_ref(float *x, int64_t n) {
+    float max_val = x[0];
+    for (int64_t i = 1; i < n; ++i)
+        max_val = std::max(max_val, x[i]);
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n; ++i) {
+        x[i] = std::exp(x[i] - max_val);
+        sum += x[i];
+    }
+    for (int64_t i = 0; i < n; ++i)
+        x[i] /= sum;
+}
+
+void silu_mul_ref(float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        float v = a[i];
+        v *= 1.0f / (1.0f + std::exp(-v));
+        a[i] = v * b[i];
+    }
+}
+
+void add_ref(float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+        a[i] += b[i];
+}
+
+float dot_ref(const float *a, const float *b, int64_t n) {
+    float s = 0.0f;
+    for (int64_t i = 0; i < n; ++i)
+        s += a[i] * b[i];
+    return s;
+}
+
+float max_ref(const float *x, int64_t n) {
+    float m = x[0];
+    for (int64_t i = 1; i < n; ++i)
+        m = x[i] > m ? x[i] : m;
+    return m;
+}
+
+void attention_ref(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
+                   int64_t head_dim, float scale, float *scores, float *out) {
+    for (int64_t p = 0; p < n_pos; ++p)
+        scores[p] = dot_ref(q, k + p * stride, head_dim) * scale;
+    softmax_ref(scores, n_pos);
+    std::fill_n(out, head_dim, 0.0f);
+    for (int64_t p = 0; p < n_pos; ++p)
+        for (int64_t i = 0; i < head_dim; ++i)
+            out[i] += scores[p] * v[p * stride + i];
+}
+
+} // namespace
+
+void fill_scalar_kernels(KernelTable &t) {
+    t.level = SimdLevel::Scalar;
+    t.matvec_f32 = matvec_ref<value_f32>;
+    t.matvec_bf16 = matvec_ref<value_bf16>;
+    t.matvec_f16 = matvec_ref<value_f16>;
+    t.matvec_q8_0 = matvec_q8_0_ref;
+    t.widen_bf16 = widen_ref<value_bf16>;
+    t.widen_f16 = widen_ref<value_f16>;
+    t.widen_q8_0 = widen_ref<value_q8_0>;
+    t.gemm_f32 = gemm_f32_ref;
+    t.quantize_act_q8 = quantize_act_q8_ref;
+    t.rmsnorm = rmsnorm_ref;
+    t.softmax = softmax_ref;
+    t.silu_mul = silu_mul_ref;
+    t.add = add_ref;
+    t.dot = dot_ref;
+    t.max = max_ref;
+    t.attention = attention_ref;
+}
+
+} // namespace llm

@@ -1,0 +1,27 @@
+// Which SIMD instruction sets the kernels may use. Picked once per process
+// from the CPU's features (cpuid on x86-64, NEON always on AArch64); the
+// environment variable LLM_SIMD can force a lower level for testing and
+// benchmarking: LLM_SIMD=scalar|avx2|avx512|avx512vnni|neon. A level the CPU
+// lacks falls back to the best one below it; an unknown name is ignored.
+#pragma once
+
+namespace llm {
+
+// Ordered: on x86-64 each level includes the ones before it.
+enum class SimdLevel {
+    Scalar,     // portable C++ (the reference kernels)
+    Neon,       // AArch64 Advanced SIMD
+    Avx2,       // AVX2 + FMA + F16C
+    Avx512,     // AVX-512 F/BW/VL/DQ
+    Avx512Vnni, // + AVX512-VNNI int8 dot products
+};
+
+const char *simd_level_name(SimdLevel level);
+
+// The best level this CPU and OS support.
+SimdLevel detect_simd_level();
+
+// The level in use: detect_simd_level(), lowered by LLM_SIMD if set.
+SimdLevel active_simd_level();
+
+} // namespace llm

@@ -1,0 +1,324 @@
+// llm-bench: prefill and decode speed of a model (a file, or a named shape
+// with random weights built in memory), next to the memory read bandwidth
+// measured in the same run, so decode can be judged against the bus.
+//
+// It is our own tool and uses the engine's internal classes directly: the
+// synthetic shapes exist only in memory, where the C API cannot reach.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/resource.h>
+
+#include "common/error.h"
+#include "engine/transformer.h"
+#include "kernels/kernel_table.h"
+#include "kernels/kernels.h"
+#include "kernels/thread_pool.h"
+#include "loaders/loader.h"
+#include "model/convert_weights.h"
+#include "model/synthetic_model.h"
+#include "sampler/sampler.h"
+
+namespace {
+
+struct Options {
+    std::string shape, model_path, tokenizer;
+    int32_t weight_type = -1; // LLM_WEIGHTS_*; -1: f32 for shapes, auto for files
+    int threads = 0;
+    int prompt = 128, gen = 64, repeat = 3;
+    int64_t probe_mb = 1024;
+    uint64_t seed = 1;
+    bool json = false;
+};
+
+[[noreturn]] void usage() {
+    std::fprintf(
+        stderr,
+        "usage: llm-bench (--shape NAME | MODEL) [options]\n"
+        "  --shape NAME    random weights in memory: stories15M, stories42M, stories110M,\n"
+        "                  qwen2.5-0.5b\n"
+        "  MODEL           a llama2.c .bin checkpoint or a Hugging Face model folder\n"
+        "  -z PATH         tokenizer.bin for llama2.c checkpoints (default: beside the model)\n"
+        "  --weights TYPE  auto, f32, bf16, f16, q8_0 (default: f32 for shapes, auto for files)\n"
+        "  --threads N     compute threads (default: physical cores)\n"
+        "  --prompt N      prompt tokens, run as one batched prefill (default 128)\n"
+        "  --gen N         tokens generated one by one after it (default 64)\n"
+        "  --repeat N      runs; medians are reported (default 3)\n"
+        "  --probe-mb N    size of the bandwidth probe's buffer in MiB (default 1024)\n"
+        "  --seed N        weights and prompt ids (default 1)\n"
+        "  --json          one JSON object on stdout\n"
+        "LLM_SIMD=scalar|avx2|avx512|avx512vnni|neon forces a lower SIMD level.\n");
+    std::exit(2);
+}
+
+int32_t parse_weights(const std::string &s) {
+    if (s == "auto") return LLM_WEIGHTS_AUTO;
+    if (s == "f32") return LLM_WEIGHTS_F32;
+    if (s == "bf16") return LLM_WEIGHTS_BF16;
+    if (s == "f16") return LLM_WEIGHTS_F16;
+    if (s == "q8_0") return LLM_WEIGHTS_Q8_0;
+    usage();
+}
+
+int parse_int(const char *s, int min) {
+    char *end = nullptr;
+    long v = std::strtol(s, &end, 10);
+    if (!*s || *end || v < min || v > (1 << 30)) usage();
+    return static_cast<int>(v);
+}
+
+Options parse(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        auto value = [&] {
+            if (!v) usage();
+            ++i;
+            return v;
+        };
+        if (a == "--json")
+            o.json = true;
+        else if (a == "--shape")
+            o.shape = value();
+        else if (a == "-z")
+            o.tokenizer = value();
+        else if (a == "--weights")
+            o.weight_type = parse_weights(value());
+        else if (a == "--threads")
+            o.threads = parse_int(value(), 0);
+        else if (a == "--prompt")
+            o.prompt = parse_int(value(), 1);
+        else if (a == "--gen")
+            o.gen = parse_int(value(), 1);
+        else if (a == "--repeat")
+            o.repeat = parse_int(value(), 1);
+        else if (a == "--probe-mb")
+            o.probe_mb = parse_int(value(), 16);
+        else if (a == "--seed")
+            o.seed = static_cast<uint64_t>(parse_int(value(), 0));
+        else if (a[0] != '-' && o.model_path.empty())
+            o.model_path = a;
+        else
+            usage();
+    }
+    if (o.shape.empty() == o.model_path.empty()) usage();
+    if (o.threads == 0) o.threads = llm::ThreadPool::physical_cores();
+    return o;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// CPU seconds this process has used (all threads).
+double cpu_seconds() {
+    rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// VmHWM: the most resident memory this process has had.
+int64_t peak_rss_bytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.compare(0, 6, "VmHWM:") == 0) return std::atoll(line.c_str() + 6) * 1024;
+    return -1;
+}
+
+// Sums n words read as kStreams sequential streams at once. The matrix
+// kernels read several rows side by side; one stream alone keeps too few
+// cache misses in flight to show what the memory bus can deliver.
+constexpr int kStreams = 8;
+uint64_t read_streams(const uint64_t *p, int64_t n) {
+    const int64_t part = n / kStreams;
+    uint64_t acc[kStreams] = {};
+    for (int64_t i = 0; i < part; ++i)
+#pragma GCC unroll 8
+        for (int s = 0; s < kStreams; ++s)
+            acc[s] += p[s * part + i];
+    uint64_t total = 0;
+    for (uint64_t a : acc)
+        total += a;
+    return total;
+}
+
+// A STREAM-style read probe: the threads read their shares of a buffer far
+// larger than the caches; the best of several passes is the bandwidth.
+double read_bandwidth(int threads, int64_t mib) {
+    const int64_t words = mib * (1 << 20) / 8;
+    std::vector<uint64_t> buf(static_cast<size_t>(words), 1);
+    const int64_t chunk = words / threads / kStreams * kStreams;
+    std::vector<uint64_t> sums(static_cast<size_t>(threads), 0);
+    double best = 1e30;
+    for (int pass = 0; pass < 5; ++pass) {
+        // One thread per share, as many as the run used.
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::thread> readers;
+        for (int t = 0; t < threads; ++t)
+            readers.emplace_back([&, t] { sums[t] += read_streams(&buf[t * chunk], chunk); });
+        for (auto &r : readers)
+            r.join();
+        best = std::min(best, seconds_since(t0));
+    }
+    volatile uint64_t sink = sums[0]; // the sums are the point of the reads
+    (void)sink;
+    return static_cast<double>(chunk) * threads * 8 / best;
+}
+
+// FLOPs of a prefill of n tokens: 2 per weight per token in the layers,
+// the attention products over the causal prefix, and the logits of the
+// last token only.
+double prefill_flops(const llm::ModelConfig &c, int64_t n) {
+    const double layer =
+        2.0 * c.q_dim() * c.dim + 2.0 * c.kv_dim() * c.dim + 3.0 * c.hidden_dim * c.dim;
+    const double attention = 4.0 * c.q_dim() * (static_cast<double>(n) * (n + 1) / 2);
+    return c.n_layers * (2.0 * layer * n + attention) + 2.0 * c.vocab_size * c.dim;
+}
+
+const char *type_name(const llm::Model &m) {
+    return llm::dtype_name(m.weights.layers[0].wq.type);
+}
+
+struct Result {
+    double prefill_tok_s, decode_tok_s;
+};
+
+Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int gen, int32_t vocab,
+                std::vector<float> &logits) {
+    auto t0 = std::chrono::steady_clock::now();
+    tf.forward(prompt.data(), static_cast<int64_t>(prompt.size()), 0, logits.data(), nullptr);
+    const double prefill = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    int32_t pos = static_cast<int32_t>(prompt.size());
+    for (int i = 0; i < gen; ++i) {
+        const int32_t token = llm::argmax(logits.data(), vocab);
+        tf.forward(&token, 1, pos++, logits.data(), nullptr);
+    }
+    const double decode = seconds_since(t0);
+    return {static_cast<double>(prompt.size()) / prefill, gen / decode};
+}
+
+int run(const Options &o) {
+    std::unique_ptr<llm::Model> model;
+    std::string name = o.shape;
+    if (!o.shape.empty()) {
+        llm::ModelConfig config;
+        if (!llm::synthetic_config(o.shape, config)) {
+            std::fprintf(stderr, "llm-bench: unknown shape %s\n", o.shape.c_str());
+            return 2;
+        }
+        const int32_t wt = o.weight_type < 0 ? LLM_WEIGHTS_F32 : o.weight_type;
+        const llm::DType type = wt == LLM_WEIGHTS_AUTO ? llm::DType::F32 : llm::weight_dtype(wt);
+        model = llm::make_synthetic_model(config, type, o.seed);
+    } else {
+        llm::LoadOptions lo;
+        lo.tokenizer_path = o.tokenizer;
+        lo.weight_type = o.weight_type < 0 ? LLM_WEIGHTS_AUTO : o.weight_type;
+        model = llm::load_model(o.model_path, lo);
+        name = o.model_path;
+    }
+    const llm::ModelConfig &c = model->config;
+    const int32_t n_ctx = o.prompt + o.gen;
+    if (n_ctx > c.max_seq_len) {
+        std::fprintf(stderr, "llm-bench: prompt + gen = %d exceeds the model's %d positions\n",
+                     n_ctx, c.max_seq_len);
+        return 2;
+    }
+
+    std::vector<int32_t> prompt(static_cast<size_t>(o.prompt));
+    llm::Rng rng(o.seed);
+    for (int32_t &t : prompt)
+        t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
+    std::vector<float> logits(static_cast<size_t>(c.vocab_size));
+
+    std::vector<double> prefill, decode;
+    int64_t kv_bytes;
+    double cpu_share;
+    {
+        llm::Transformer tf(*model, n_ctx, o.threads);
+        kv_bytes = static_cast<int64_t>(2) * c.n_layers * n_ctx * c.kv_dim() * 4;
+        // Warm-up: page in scratch, wake the CPU's clocks.
+        run_once(tf, std::vector<int32_t>(prompt.begin(), prompt.begin() + std::min(o.prompt, 8)),
+                 2, c.vocab_size, logits);
+        const double cpu0 = cpu_seconds();
+        const auto wall0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < o.repeat; ++r) {
+            const Result res = run_once(tf, prompt, o.gen, c.vocab_size, logits);
+            prefill.push_back(res.prefill_tok_s);
+            decode.push_back(res.decode_tok_s);
+        }
+        // Near 1 when the threads had their cores; well below when other
+        // processes took turns on them (the numbers are then low too).
+        cpu_share = (cpu_seconds() - cpu0) / seconds_since(wall0) / o.threads;
+    }
+    const int64_t rss = peak_rss_bytes(); // before the probe's buffer
+    const double bw = read_bandwidth(o.threads, o.probe_mb);
+
+    const double prefill_tok_s = median(prefill), decode_tok_s = median(decode);
+    const int64_t weight_bytes = model->weight_bytes();
+    const double efficiency = static_cast<double>(weight_bytes) * decode_tok_s / bw;
+    const double gflops = prefill_flops(c, o.prompt) * prefill_tok_s / o.prompt / 1e9;
+    const char *simd = llm::simd_level_name(llm::kernel_table().level);
+
+    if (o.json) {
+        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"simd\": \"%s\", "
+                    "\"threads\": %d, \"prompt_tokens\": %d, \"gen_tokens\": %d, "
+                    "\"repeat\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.3f, "
+                    "\"weight_bytes\": %" PRId64 ", \"kv_cache_bytes\": %" PRId64 ", "
+                    "\"bandwidth_gb_s\": %.3f, \"decode_efficiency\": %.3f, "
+                    "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
+                    ", \"cpu_share\": %.2f}\n",
+                    name.c_str(), type_name(*model), simd, o.threads, o.prompt, o.gen, o.repeat,
+                    prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes, bw / 1e9, efficiency,
+                    gflops, rss, cpu_share);
+        return 0;
+    }
+    std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
+    std::printf("weights      %s, %.1f MB; KV cache %.1f MB\n", type_name(*model),
+                weight_bytes / 1e6, kv_bytes / 1e6);
+    std::printf("simd         %s, %d threads (busy %.0f%% of the timed runs)\n", simd, o.threads,
+                100 * cpu_share);
+    std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
+                o.gen);
+    std::printf("prefill      %.1f tok/s, %.1f GFLOP/s\n", prefill_tok_s, gflops);
+    std::printf("decode       %.2f tok/s\n", decode_tok_s);
+    std::printf("bandwidth    %.2f GB/s (read probe, %" PRId64 " MiB)\n", bw / 1e9, o.probe_mb);
+    std::printf("efficiency   %.1f%% (weight bytes x decode tok/s / bandwidth)\n",
+                100 * efficiency);
+    std::printf("peak RSS     %.1f MB (weights + KV cache = %.1f MB)\n", rss / 1e6,
+                (weight_bytes + kv_bytes) / 1e6);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const Options o = parse(argc, argv);
+    try {
+        return run(o);
+    } catch (const llm::Error &e) {
+        std::fprintf(stderr, "llm-bench: %s\n", e.what());
+        return 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "llm-bench: %s\n", e.what());
+        return 1;
+    }
+}
