@@ -59,8 +59,10 @@ void ThreadPool::run_chunks(uint64_t generation, int index) {
     uint64_t t = ticket_.load(std::memory_order_acquire);
     for (;;) {
         if ((t & ~0xffffffffull) != tag) return; // a newer job
-        const int64_t n = job_n_.load(std::memory_order_relaxed);
-        const int64_t chunk = job_chunk_.load(std::memory_order_relaxed);
+        // acquire: having seen a new job's fields, the claim below also sees
+        // the closed ticket that preceded them (see parallel_for).
+        const int64_t n = job_n_.load(std::memory_order_acquire);
+        const int64_t chunk = job_chunk_.load(std::memory_order_acquire);
         const int64_t begin = static_cast<int64_t>(t & 0xffffffffu);
         if (begin >= n) return;
         const int64_t end = std::min(begin + chunk, n);
@@ -93,13 +95,22 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     }
     const int64_t units = (n + grain - 1) / grain;
     const int64_t parts = n_threads_ * kChunksPerThread;
-    job_ = &fn;
-    job_n_.store(n, std::memory_order_relaxed);
-    job_chunk_.store(grain * std::max<int64_t>(1, (units + parts - 1) / parts),
-                     std::memory_order_relaxed);
-    done_units_.store(0, std::memory_order_relaxed);
     const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
-    ticket_.store((generation & 0xffffffffu) << 32, std::memory_order_release);
+    const uint64_t tag = (generation & 0xffffffffu) << 32;
+    // Close the ticket before the job fields change. A worker that loaded
+    // the previous (fully claimed) ticket may read the new job_n_ below and
+    // see room to claim; its compare-and-swap must then fail, which it does
+    // because the ticket it holds is no longer current. Without this step
+    // the old ticket stays current until the store that opens the new job,
+    // and such a worker claims indices of the old generation past their end,
+    // counting them into the new job's done_units_.
+    ticket_.store(tag | 0xffffffffu);
+    job_ = &fn;
+    job_n_.store(n, std::memory_order_release);
+    job_chunk_.store(grain * std::max<int64_t>(1, (units + parts - 1) / parts),
+                     std::memory_order_release);
+    done_units_.store(0, std::memory_order_relaxed);
+    ticket_.store(tag, std::memory_order_release); // open: first unclaimed index 0
     generation_.store(generation); // seq_cst: ordered before reading sleepers_
     if (sleepers_.load() > 0) {
         // Taking the lock orders this notify after a worker's last check.
@@ -107,7 +118,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         wake_.notify_all();
     }
     run_chunks(generation, 0);
-    auto finished = [&] { return done_units_.load(std::memory_order_acquire) == n; };
+    auto finished = [&] { return done_units_.load() == n; }; // seq_cst: pairs with caller_sleeping_
     if (!spin_until(finished)) {
         std::unique_lock<std::mutex> lock(mu_);
         caller_sleeping_.store(true);

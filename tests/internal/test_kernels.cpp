@@ -346,3 +346,29 @@ TEST_CASE("thread pool covers every index once, awake or asleep", "[kernels][thr
         }
     }
 }
+
+// Jobs posted back to back, each a different size, as a transformer layer
+// posts them. A worker still holding the previous job's ticket once paired it
+// with the next job's size and claimed indices past the old end: they were
+// counted into the new job, which then never saw its count reach n (a hang).
+TEST_CASE("thread pool: back-to-back jobs of different sizes count exactly their own indices",
+          "[kernels][threads]") {
+    for (int threads : {2, 3}) {
+        ThreadPool pool(threads);
+        std::atomic<int64_t> covered{0};
+        std::atomic<bool> out_of_range{false};
+        int bad_jobs = 0;
+        for (int64_t job = 0; job < 100000 && bad_jobs == 0; ++job) {
+            const int64_t n = 1 + job * 7919 % 700, grain = 1 + job % 5 * 16;
+            covered = 0;
+            pool.parallel_for(n, grain, [&](int64_t b, int64_t e, int) {
+                if (b < 0 || e > n || b >= e) out_of_range = true;
+                covered += e - b;
+            });
+            if (covered != n || out_of_range) ++bad_jobs;
+        }
+        INFO("threads " << threads);
+        CHECK(bad_jobs == 0);
+        CHECK_FALSE(out_of_range);
+    }
+}
