@@ -5,6 +5,10 @@
 # minutes; -DLLM_TEST_WINDOWS=OFF (or -DLLM_PACKAGING_TESTS=OFF) skips it.
 find_program(LLM_MINGW_CXX x86_64-w64-mingw32-g++-posix)
 find_program(LLM_WINE64 wine64 PATHS /usr/lib/wine)
+find_program(
+  LLM_WINESERVER
+  NAMES wineserver64 wineserver
+  PATHS /usr/lib/wine)
 set(_llm_windows_default OFF)
 if(LLM_MINGW_CXX AND LLM_WINE64)
   set(_llm_windows_default ON)
@@ -18,12 +22,13 @@ if(LLM_TEST_WINDOWS
   add_test(
     NAME windows-cross
     COMMAND
-      ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
-      -DWORK=${CMAKE_CURRENT_BINARY_DIR}/windows-cross -DWINE=${LLM_WINE64}
-      -DSYMBOLS=${CMAKE_CURRENT_SOURCE_DIR}/abi/libllm.symbols
+      ${CMAKE_CURRENT_SOURCE_DIR}/tests/packaging/with_wineserver_cleanup.sh
+      ${CMAKE_CURRENT_BINARY_DIR}/windows-cross/wine-prefix ${LLM_WINESERVER} ${CMAKE_COMMAND}
+      -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/windows-cross
+      -DWINE=${LLM_WINE64} -DSYMBOLS=${CMAKE_CURRENT_SOURCE_DIR}/abi/libllm.symbols
       -DMODEL=${LLM_SHARED_DIR}/models/stories260K.bin
       -DTOKENIZER=${LLM_SHARED_DIR}/models/tok512.bin
       -DGOLDEN=${LLM_SHARED_DIR}/golden/llama2c/stories260K_once_upon.json -P
       ${CMAKE_CURRENT_SOURCE_DIR}/tests/packaging/windows_cross.cmake)
-  set_tests_properties(windows-cross PROPERTIES TIMEOUT 1800)
+  set_tests_properties(windows-cross PROPERTIES TIMEOUT 900)
 endif()

@@ -13,7 +13,8 @@ export LLM_SHARED_DIR="${LLM_SHARED_DIR:-$root/../shared}"
 jobs="$(nproc)"
 fuzz_seconds="${LLM_FUZZ_SECONDS:-30}"
 
-step() { printf '\n==== %s\n' "$*"; }
+start_time=$(date +%s)
+step() { printf '\n==== [%4ds] %s\n' "$(($(date +%s) - start_time))" "$*"; }
 
 step "dependencies"
 scripts/install-deps.sh

@@ -1,18 +1,24 @@
 # Helpers shared by the packaging test scripts (run with cmake -P).
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 
-# llm_run(<command...> [WORKING_DIRECTORY dir] [OUTPUT var]): runs a command,
-# fails the test with its output if it exits non-zero.
+# llm_run(<command...> [WORKING_DIRECTORY dir] [OUTPUT var] [TIMEOUT seconds]):
+# runs a command, fails the test with its output if it exits non-zero or runs
+# longer than TIMEOUT (default 600 s: a hung program fails this step, with
+# its name, instead of the whole test run).
 function(llm_run)
-  cmake_parse_arguments(arg "" "WORKING_DIRECTORY;OUTPUT" "" ${ARGN})
+  cmake_parse_arguments(arg "" "WORKING_DIRECTORY;OUTPUT;TIMEOUT" "" ${ARGN})
   if(NOT arg_WORKING_DIRECTORY)
     set(arg_WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 600)
   endif()
   list(JOIN arg_UNPARSED_ARGUMENTS " " shown)
   message(STATUS "$ ${shown}")
   execute_process(
     COMMAND ${arg_UNPARSED_ARGUMENTS}
     WORKING_DIRECTORY ${arg_WORKING_DIRECTORY}
+    TIMEOUT ${arg_TIMEOUT}
     RESULT_VARIABLE rc
     OUTPUT_VARIABLE out
     ERROR_VARIABLE err)

@@ -84,8 +84,13 @@ endif()
 set(ENV{WINEPREFIX} ${WORK}/wine-prefix)
 set(ENV{WINEDEBUG} -all)
 set(ENV{WINEDLLOVERRIDES} "mscoree,mshtml=") # no Mono/Gecko install prompts
+# wine turns Unix paths into Windows ones with the locale's charset: under the
+# POSIX locale (a CI shell often has no LANG) the UTF-8 folder name of step 4
+# arrives mangled and the model is "not found".
+set(ENV{LANG} C.UTF-8)
+set(ENV{LC_ALL} C.UTF-8)
 if(NOT EXISTS ${WORK}/wine-prefix/system.reg)
-  llm_run(${WINE} wineboot --init)
+  llm_run(${WINE} wineboot --init TIMEOUT 300)
 endif()
 llm_golden_prompt(${GOLDEN} prompt)
 llm_run(

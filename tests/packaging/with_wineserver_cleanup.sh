@@ -1,0 +1,14 @@
+#!/bin/sh
+# with_wineserver_cleanup.sh WINEPREFIX WINESERVER COMMAND...: runs COMMAND,
+# then stops the wineserver of WINEPREFIX and every wine process it serves.
+# Programs started by wine (wineboot's services, the server itself) can
+# outlive the command while holding its output pipe open; CTest would then
+# wait for them instead of finishing the test.
+prefix="$1" server="$2"
+shift 2
+"$@"
+rc=$?
+if [ -x "$server" ] && [ -d "$prefix" ]; then
+  WINEPREFIX="$prefix" "$server" -k 2>/dev/null
+fi
+exit $rc
