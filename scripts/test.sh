@@ -25,13 +25,13 @@ scripts/check-format.sh
 step "release build + ctest"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLM_SHARED_DIR="$LLM_SHARED_DIR"
 cmake --build build -j "$jobs"
-(cd build && ctest --output-on-failure -j "$jobs")
+(cd build && ctest --output-on-failure --timeout 600 -j "$jobs")
 
 step "AddressSanitizer + UBSan build + ctest"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM_SANITIZE=ON \
   -DLLM_BUILD_BINDINGS=OFF -DLLM_PACKAGING_TESTS=OFF -DLLM_SHARED_DIR="$LLM_SHARED_DIR"
 cmake --build build-asan -j "$jobs"
-(cd build-asan && ctest --output-on-failure -j "$jobs")
+(cd build-asan && ctest --output-on-failure --timeout 600 -j "$jobs")
 
 if [ -x tests/fuzz/run_fuzzers.sh ]; then
   step "fuzz targets, ${fuzz_seconds}s each"
