@@ -111,7 +111,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
                      std::memory_order_release);
     done_units_.store(0, std::memory_order_relaxed);
     ticket_.store(tag, std::memory_order_release); // open: first unclaimed index 0
-    generation_.store(generation); // seq_cst: ordered before reading sleepers_
+    generation_.store(generation);                 // seq_cst: ordered before reading sleepers_
     if (sleepers_.load() > 0) {
         // Taking the lock orders this notify after a worker's last check.
         std::lock_guard<std::mutex> lock(mu_);
