@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs llm-bench over shapes x weight types x thread counts and prints the
+# README's performance table (markdown), one row per run, plus the raw JSON
+# lines in $OUT (default bench-matrix.jsonl). Run it on an idle machine:
+# every number is a median of llm-bench's repeats, and the bandwidth each
+# efficiency is computed against is measured by the same run.
+#
+#   tools/bench/bench_matrix.sh [LLM_BENCH]
+#
+# Environment: SHAPES, WEIGHTS, THREADS (space-separated lists), PROMPT,
+# GEN, REPEAT, OUT.
+set -euo pipefail
+bench=${1:-build/tools/llm-bench}
+shapes=${SHAPES:-"qwen2.5-0.5b stories110M stories15M"}
+weights=${WEIGHTS:-"f32 bf16 q8_0"}
+threads=${THREADS:-"1 2"}
+prompt=${PROMPT:-128}
+gen=${GEN:-32}
+repeat=${REPEAT:-3}
+out=${OUT:-bench-matrix.jsonl}
+
+: >"$out"
+for s in $shapes; do
+  for w in $weights; do
+    for t in $threads; do
+      echo "llm-bench --shape $s --weights $w --threads $t" >&2
+      "$bench" --shape "$s" --weights "$w" --threads "$t" --prompt "$prompt" --gen "$gen" \
+        --repeat "$repeat" --json >>"$out"
+    done
+  done
+done
+
+python3 - "$out" <<'EOF'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+print("| shape | weights | threads | prefill tok/s | prefill GFLOP/s | decode tok/s "
+      "| weights MB | read GB/s | decode efficiency | peak RSS / (weights + KV) |")
+print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+for r in rows:
+    need = r["weight_bytes"] + r["kv_cache_bytes"]
+    print(f'| {r["model"]} | {r["weight_type"]} | {r["threads"]} '
+          f'| {r["prefill_tok_s"]:.1f} | {r["prefill_gflops"]:.1f} | {r["decode_tok_s"]:.2f} '
+          f'| {r["weight_bytes"] / 1e6:.0f} | {r["bandwidth_gb_s"]:.2f} '
+          f'| {100 * r["decode_efficiency"]:.0f}% | {r["peak_rss_bytes"] / need:.2f} |')
+EOF
