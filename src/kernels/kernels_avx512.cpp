@@ -182,8 +182,8 @@ inline vf q8_pair(const BlockQ8_0 *w, __m512i xq, vf xs, vf acc) {
 
 // One row's dot product with quantized activations, over pairs of blocks;
 // an odd last block goes through the scalar formula.
-// `next`, `step`: prefetch `step` bytes from `next` per block pair (the next
-// rows, as simd_matvec does for bf16; step 0 for none).
+// `next`, `step`: the next rows, `step` bytes of them prefetched per block
+// pair (see next_group_step; 0 for none).
 template <int R>
 inline void q8_rows(const BlockQ8_0 *const *b, const BlockQ8Act *x, int64_t nb, float *y,
                     const uint8_t *next = nullptr, int64_t step = 0) {
@@ -191,8 +191,7 @@ inline void q8_rows(const BlockQ8_0 *const *b, const BlockQ8Act *x, int64_t nb, 
     for (int i = 0; i < R; ++i)
         acc[i] = vzero();
     for (int64_t k = 0; k + 2 <= nb; k += 2, next += step) {
-        for (int64_t p = 0; p < step; p += 64)
-            _mm_prefetch(reinterpret_cast<const char *>(next + p), _MM_HINT_T0);
+        prefetch_bytes(next, step);
         const __m512i xq = load_block_pair(x + k);
         const vf xs = act_scale_pair(x + k);
         for (int i = 0; i < R; ++i)
@@ -219,7 +218,7 @@ void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const Blo
     for (; r + 4 <= n_rows; r += 4) {
         const BlockQ8_0 *b[4] = {row(r), row(r + 1), row(r + 2), row(r + 3)};
         const int64_t step =
-            r + 8 <= n_rows && nb >= 2 ? 4 * static_cast<int64_t>(stride) / (nb / 2) : 0;
+            next_group_step(r + 8 <= n_rows, 4 * static_cast<int64_t>(stride), nb / 2);
         q8_rows<4>(b, x, nb, y + r, reinterpret_cast<const uint8_t *>(b[0]) + 4 * stride, step);
     }
     for (; r < n_rows; ++r) {
