@@ -118,25 +118,45 @@ namespace {
 
 // One Q8 block per register. maddubs multiplies unsigned by signed bytes:
 // |w| against x carrying w's sign; |w|, |x| <= 127 so the int16 pair sums
-// cannot saturate.
-void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
-                      int64_t n_rows) {
-    const int64_t nb = cols / kQ8BlockSize;
+// cannot saturate. R rows at a time (see for_row_streams).
+template <int R, bool Prefetch>
+inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t nb, float *const *y) {
     const __m256i ones = _mm256_set1_epi16(1);
-    for (int64_t r = 0; r < n_rows; ++r) {
-        const BlockQ8_0 *b =
-            reinterpret_cast<const BlockQ8_0 *>(w + static_cast<size_t>(r) * stride);
-        vf acc = vzero();
-        for (int64_t k = 0; k < nb; ++k) {
-            const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[k].q));
-            const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[k].q));
+    const BlockQ8_0 *b[R];
+    vf acc[R];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+        b[i] = reinterpret_cast<const BlockQ8_0 *>(rows[i]);
+        acc[i] = vzero();
+    }
+    for (int64_t k = 0; k < nb; ++k) {
+        if (Prefetch && k % 2 == 0)
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i)
+                prefetch(reinterpret_cast<const uint8_t *>(b[i] + k) + kPrefetchAhead);
+        const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[k].q));
+        const float xs = x[k].scale;
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i) {
+            const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[i][k].q));
             const __m256i pairs =
                 _mm256_maddubs_epi16(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
             const vf d = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
-            acc = vfma(d, vset(f16_scalar(b[k].scale) * x[k].scale), acc);
+            acc[i] = vfma(d, vset(f16_scalar(b[i][k].scale) * xs), acc[i]);
         }
-        y[r] = vsum(acc);
     }
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+        *y[i] = vsum(acc[i]);
+}
+
+void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
+                      int64_t n_rows) {
+    const int64_t nb = cols / kQ8BlockSize;
+    for_row_streams(
+        w, stride, n_rows, y,
+        [&](const uint8_t *const *p, float *const *out) { q8_rows<kStreams, true>(p, x, nb, out); },
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, nb, &out); });
 }
 
 } // namespace

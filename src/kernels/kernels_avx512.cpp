@@ -180,51 +180,47 @@ inline vf q8_pair(const BlockQ8_0 *w, __m512i xq, vf xs, vf acc) {
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_mul_ps(weight_scale_pair(w), xs), acc);
 }
 
-// One row's dot product with quantized activations, over pairs of blocks;
-// an odd last block goes through the scalar formula.
-// `next`, `step`: the next rows, `step` bytes of them prefetched per block
-// pair (see next_group_step; 0 for none).
-template <int R>
-inline void q8_rows(const BlockQ8_0 *const *b, const BlockQ8Act *x, int64_t nb, float *y,
-                    const uint8_t *next = nullptr, int64_t step = 0) {
+// R rows' dot products with quantized activations, over pairs of blocks;
+// an odd last block goes through the scalar formula. With `prefetch`, each
+// row is prefetched kPrefetchAhead bytes ahead (see for_row_streams).
+template <int R, bool Prefetch>
+inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t nb, float *const *y) {
+    const BlockQ8_0 *b[R];
     vf acc[R];
-    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+        b[i] = reinterpret_cast<const BlockQ8_0 *>(rows[i]);
         acc[i] = vzero();
-    for (int64_t k = 0; k + 2 <= nb; k += 2, next += step) {
-        prefetch_bytes(next, step);
+    }
+    for (int64_t k = 0; k + 2 <= nb; k += 2) {
+        if (Prefetch)
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i)
+                prefetch(reinterpret_cast<const uint8_t *>(b[i] + k) + kPrefetchAhead);
         const __m512i xq = load_block_pair(x + k);
         const vf xs = act_scale_pair(x + k);
+#pragma GCC unroll 8
         for (int i = 0; i < R; ++i)
             acc[i] = q8_pair(b[i] + k, xq, xs, acc[i]);
     }
     for (int i = 0; i < R; ++i) {
-        y[i] = vsum(acc[i]);
+        *y[i] = vsum(acc[i]);
         if (nb % 2) {
             int32_t dot = 0;
             for (int j = 0; j < kQ8BlockSize; ++j)
                 dot += b[i][nb - 1].q[j] * x[nb - 1].q[j];
-            y[i] += static_cast<float>(dot) * (f16_scalar(b[i][nb - 1].scale) * x[nb - 1].scale);
+            *y[i] += static_cast<float>(dot) * (f16_scalar(b[i][nb - 1].scale) * x[nb - 1].scale);
         }
     }
 }
 
-// Four rows at a time: four weight streams in flight, activations loaded
-// once for all four.
 void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
                         float *y, int64_t n_rows) {
     const int64_t nb = cols / kQ8BlockSize;
-    auto row = [&](int64_t r) { return reinterpret_cast<const BlockQ8_0 *>(w + r * stride); };
-    int64_t r = 0;
-    for (; r + 4 <= n_rows; r += 4) {
-        const BlockQ8_0 *b[4] = {row(r), row(r + 1), row(r + 2), row(r + 3)};
-        const int64_t step =
-            next_group_step(r + 8 <= n_rows, 4 * static_cast<int64_t>(stride), nb / 2);
-        q8_rows<4>(b, x, nb, y + r, reinterpret_cast<const uint8_t *>(b[0]) + 4 * stride, step);
-    }
-    for (; r < n_rows; ++r) {
-        const BlockQ8_0 *b[1] = {row(r)};
-        q8_rows<1>(b, x, nb, y + r);
-    }
+    for_row_streams(
+        w, stride, n_rows, y,
+        [&](const uint8_t *const *p, float *const *out) { q8_rows<kStreams, true>(p, x, nb, out); },
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, nb, &out); });
 }
 
 } // namespace
