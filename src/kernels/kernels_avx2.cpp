@@ -120,29 +120,33 @@ namespace {
 // |w| against x carrying w's sign; |w|, |x| <= 127 so the int16 pair sums
 // cannot saturate. R rows at a time (see for_row_streams).
 template <int R, bool Prefetch>
-inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t nb, float *const *y) {
+inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t cols,
+                    float *const *y) {
+    const int64_t nb = cols / kQ8BlockSize;
     const __m256i ones = _mm256_set1_epi16(1);
-    const BlockQ8_0 *b[R];
+    const int8_t *q[R];
     vf acc[R];
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-        b[i] = reinterpret_cast<const BlockQ8_0 *>(rows[i]);
+        q[i] = q8_0_quants(rows[i], cols);
         acc[i] = vzero();
     }
     for (int64_t k = 0; k < nb; ++k) {
         if (Prefetch && k % 2 == 0)
 #pragma GCC unroll 8
             for (int i = 0; i < R; ++i)
-                prefetch(reinterpret_cast<const uint8_t *>(b[i] + k) + kPrefetchAhead);
+                prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
+                         kPrefetchAhead);
         const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[k].q));
         const float xs = x[k].scale;
 #pragma GCC unroll 8
         for (int i = 0; i < R; ++i) {
-            const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[i][k].q));
+            const __m256i wq =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize));
             const __m256i pairs =
                 _mm256_maddubs_epi16(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
             const vf d = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
-            acc[i] = vfma(d, vset(f16_scalar(b[i][k].scale) * xs), acc[i]);
+            acc[i] = vfma(d, vset(q8_0_scale(rows[i], k) * xs), acc[i]);
         }
     }
 #pragma GCC unroll 8
@@ -152,11 +156,12 @@ inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t nb,
 
 void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
                       int64_t n_rows) {
-    const int64_t nb = cols / kQ8BlockSize;
     for_row_streams(
         w, stride, n_rows, y,
-        [&](const uint8_t *const *p, float *const *out) { q8_rows<kStreams, true>(p, x, nb, out); },
-        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, nb, &out); });
+        [&](const uint8_t *const *p, float *const *out) {
+            q8_rows<kStreams, true>(p, x, cols, out);
+        },
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, cols, &out); });
 }
 
 } // namespace

@@ -140,25 +140,15 @@ inline float f16_scalar(uint16_t h) {
 
 namespace {
 
-// Two Q8 blocks (64 values) in one register: block k in the low half, k+1
-// in the high half.
-template <class Block> inline __m512i load_block_pair(const Block *b) {
+// Two activation blocks (64 values) in one register: block k in the low
+// half, k+1 in the high half.
+inline __m512i load_act_pair(const BlockQ8Act *b) {
     const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[0].q));
     const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[1].q));
     return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
 }
-
-// Per-lane scales of a block pair: lanes 0-7 block k, lanes 8-15 block k+1.
-inline vf weight_scale_pair(const BlockQ8_0 *b) {
-    const __m128i h = _mm_set_epi16(0, 0, 0, 0, 0, 0, static_cast<short>(b[1].scale),
-                                    static_cast<short>(b[0].scale));
-    const __m128 s = _mm_cvtph_ps(h);
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(_mm_cvtss_f32(s))),
-                              _mm256_broadcastss_ps(_mm_shuffle_ps(s, s, 1)), 1);
-}
-inline vf act_scale_pair(const BlockQ8Act *x) {
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(x[0].scale)),
-                              _mm256_set1_ps(x[1].scale), 1);
+inline __m512i load_act_one(const BlockQ8Act *b) {
+    return _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[0].q)));
 }
 
 // Signed int8 dot products summed in groups of 4 into int32 lanes. The
@@ -175,52 +165,76 @@ inline __m512i dot_i8(__m512i w, __m512i x) {
 #endif
 }
 
-inline vf q8_pair(const BlockQ8_0 *w, __m512i xq, vf xs, vf acc) {
-    const __m512i d = dot_i8(load_block_pair(w), xq);
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_mul_ps(weight_scale_pair(w), xs), acc);
-}
-
-// R rows' dot products with quantized activations, over pairs of blocks;
-// an odd last block goes through the scalar formula. With `prefetch`, each
-// row is prefetched kPrefetchAhead bytes ahead (see for_row_streams).
+// R rows' dot products with quantized activations. Per group of 16 blocks,
+// each row's 16 scales are loaded at once and multiplied by the
+// activations' scales; per pair of blocks, one 64-byte load of quants and a
+// permute that spreads the pair's two scales over the lanes of their
+// blocks. An odd last block runs with zero high halves. With `Prefetch`,
+// each row is prefetched kPrefetchAhead bytes ahead (see for_row_streams).
 template <int R, bool Prefetch>
-inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t nb, float *const *y) {
-    const BlockQ8_0 *b[R];
+inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t cols,
+                    float *const *y) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const int8_t *q[R];
     vf acc[R];
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-        b[i] = reinterpret_cast<const BlockQ8_0 *>(rows[i]);
+        q[i] = q8_0_quants(rows[i], cols);
         acc[i] = vzero();
     }
-    for (int64_t k = 0; k + 2 <= nb; k += 2) {
-        if (Prefetch)
-#pragma GCC unroll 8
-            for (int i = 0; i < R; ++i)
-                prefetch(reinterpret_cast<const uint8_t *>(b[i] + k) + kPrefetchAhead);
-        const __m512i xq = load_block_pair(x + k);
-        const vf xs = act_scale_pair(x + k);
+    // Lanes 0-7 take scale 2j of the group, lanes 8-15 scale 2j + 1.
+    const __m512i first_pair = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i two = _mm512_set1_epi32(2);
+    for (int64_t g = 0; g < nb; g += 16) {
+        const int64_t end = nb - g < 16 ? nb : g + 16;
+        float act_scales[16];
+        for (int64_t j = 0; j < 16; ++j)
+            act_scales[j] = g + j < end ? x[g + j].scale : 0.0f;
+        const vf xs = vload(act_scales);
+        vf c[R];
 #pragma GCC unroll 8
         for (int i = 0; i < R; ++i)
-            acc[i] = q8_pair(b[i] + k, xq, xs, acc[i]);
-    }
-    for (int i = 0; i < R; ++i) {
-        *y[i] = vsum(acc[i]);
-        if (nb % 2) {
-            int32_t dot = 0;
-            for (int j = 0; j < kQ8BlockSize; ++j)
-                dot += b[i][nb - 1].q[j] * x[nb - 1].q[j];
-            *y[i] += static_cast<float>(dot) * (f16_scalar(b[i][nb - 1].scale) * x[nb - 1].scale);
+            c[i] = vmul(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first(end - g), rows[i] + 2 * g)),
+                        xs);
+        __m512i idx = first_pair;
+        int64_t k = g;
+        for (; k + 2 <= end; k += 2, idx = _mm512_add_epi32(idx, two)) {
+            if (Prefetch)
+#pragma GCC unroll 8
+                for (int i = 0; i < R; ++i)
+                    prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
+                             kPrefetchAhead);
+            const __m512i xq = load_act_pair(x + k);
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const __m512i d = dot_i8(_mm512_loadu_si512(q[i] + k * kQ8BlockSize), xq);
+                acc[i] = vfma(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(idx, c[i]), acc[i]);
+            }
+        }
+        if (k < end) {
+            const __m512i xq = load_act_one(x + k);
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const __m512i w = _mm512_zextsi256_si512(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize)));
+                acc[i] = vfma(_mm512_cvtepi32_ps(dot_i8(w, xq)), _mm512_permutexvar_ps(idx, c[i]),
+                              acc[i]);
+            }
         }
     }
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+        *y[i] = vsum(acc[i]);
 }
 
 void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
                         float *y, int64_t n_rows) {
-    const int64_t nb = cols / kQ8BlockSize;
     for_row_streams(
         w, stride, n_rows, y,
-        [&](const uint8_t *const *p, float *const *out) { q8_rows<kStreams, true>(p, x, nb, out); },
-        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, nb, &out); });
+        [&](const uint8_t *const *p, float *const *out) {
+            q8_rows<kStreams, true>(p, x, cols, out);
+        },
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, cols, &out); });
 }
 
 } // namespace

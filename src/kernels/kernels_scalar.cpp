@@ -48,23 +48,34 @@ float value_f16(const uint8_t *row, int64_t j) {
     std::memcpy(&h, row + 2 * j, 2);
     return f16_to_f32(h);
 }
-float value_q8_0(const uint8_t *row, int64_t j) {
-    const BlockQ8_0 *b = reinterpret_cast<const BlockQ8_0 *>(row) + j / kQ8BlockSize;
-    return b->q[j % kQ8BlockSize] * f16_to_f32(b->scale);
+// Q8_0 rows: the scales, then the quants (see quant.h).
+float q8_0_scale(const uint8_t *row, int64_t block) {
+    uint16_t h;
+    std::memcpy(&h, row + 2 * block, 2);
+    return f16_to_f32(h);
+}
+
+void widen_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows) {
+    for (int64_t r = 0; r < n_rows; ++r) {
+        const uint8_t *row = w + static_cast<size_t>(r) * stride;
+        const int8_t *q = reinterpret_cast<const int8_t *>(row + q8_0_quants_offset(cols));
+        for (int64_t j = 0; j < cols; ++j)
+            out[r * cols + j] = q[j] * q8_0_scale(row, j / kQ8BlockSize);
+    }
 }
 
 // Per block: the exact integer dot product, times both scales.
 void matvec_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
                      int64_t n_rows) {
     for (int64_t r = 0; r < n_rows; ++r) {
-        const BlockQ8_0 *b =
-            reinterpret_cast<const BlockQ8_0 *>(w + static_cast<size_t>(r) * stride);
+        const uint8_t *row = w + static_cast<size_t>(r) * stride;
+        const int8_t *q = reinterpret_cast<const int8_t *>(row + q8_0_quants_offset(cols));
         float sum = 0.0f;
         for (int64_t k = 0; k < cols / kQ8BlockSize; ++k) {
             int32_t dot = 0;
             for (int j = 0; j < kQ8BlockSize; ++j)
-                dot += b[k].q[j] * x[k].q[j];
-            sum += static_cast<float>(dot) * (f16_to_f32(b[k].scale) * x[k].scale);
+                dot += q[k * kQ8BlockSize + j] * x[k].q[j];
+            sum += static_cast<float>(dot) * (q8_0_scale(row, k) * x[k].scale);
         }
         y[r] = sum;
     }
@@ -167,7 +178,7 @@ void fill_scalar_kernels(KernelTable &t) {
     t.matvec_q8_0 = matvec_q8_0_ref;
     t.widen_bf16 = widen_ref<value_bf16>;
     t.widen_f16 = widen_ref<value_f16>;
-    t.widen_q8_0 = widen_ref<value_q8_0>;
+    t.widen_q8_0 = widen_q8_0_ref;
     t.gemm_f32 = gemm_f32_ref;
     t.quantize_act_q8 = quantize_act_q8_ref;
     t.rmsnorm = rmsnorm_ref;

@@ -1,5 +1,7 @@
 #include "kernels/quant.h"
 
+#include <cstring>
+
 #include "kernels/float_convert.h"
 
 namespace llm {
@@ -14,7 +16,8 @@ inline float round_even(float v) {
 }
 } // namespace
 
-void quantize_row_q8_0(const float *x, BlockQ8_0 *out, int64_t n) {
+void quantize_row_q8_0(const float *x, uint8_t *row, int64_t n) {
+    int8_t *quants = reinterpret_cast<int8_t *>(row + q8_0_quants_offset(n));
     for (int64_t b = 0; b < n / kQ8BlockSize; ++b) {
         const float *v = x + b * kQ8BlockSize;
         float amax = 0.0f;
@@ -28,11 +31,11 @@ void quantize_row_q8_0(const float *x, BlockQ8_0 *out, int64_t n) {
         const uint16_t h = f32_to_f16(s < 65504.0f ? s : 65504.0f);
         const float scale = f16_to_f32(h);
         const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-        out[b].scale = h;
+        std::memcpy(row + 2 * b, &h, 2);
         for (int j = 0; j < kQ8BlockSize; ++j) {
             float q = round_even(v[j] * inv);
             q = q > 127.0f ? 127.0f : (q < -127.0f ? -127.0f : q);
-            out[b].q[j] = static_cast<int8_t>(q);
+            quants[b * kQ8BlockSize + j] = static_cast<int8_t>(q);
         }
     }
 }

@@ -40,7 +40,7 @@ void encode_row(const float *row, int64_t cols, DType type, uint8_t *dst) {
             std::memcpy(dst + 2 * j, &h, 2);
         }
         break;
-    case DType::Q8_0: quantize_row_q8_0(row, reinterpret_cast<BlockQ8_0 *>(dst), cols); break;
+    case DType::Q8_0: quantize_row_q8_0(row, dst, cols); break;
     }
 }
 

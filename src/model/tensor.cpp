@@ -19,7 +19,7 @@ size_t dtype_row_bytes(DType t, int64_t n) {
     case DType::F32: return static_cast<size_t>(n) * 4;
     case DType::BF16:
     case DType::F16: return static_cast<size_t>(n) * 2;
-    case DType::Q8_0: return static_cast<size_t>(n / kQ8BlockSize) * sizeof(BlockQ8_0);
+    case DType::Q8_0: return static_cast<size_t>(q8_0_row_bytes(n));
     }
     return 0;
 }

@@ -42,7 +42,7 @@ struct TestMatrix {
     std::vector<float> decoded;
 };
 
-float decode(const uint8_t *row, DType t, int64_t j) {
+float decode(const uint8_t *row, DType t, int64_t cols, int64_t j) {
     uint16_t h;
     switch (t) {
     case DType::F32: {
@@ -53,8 +53,9 @@ float decode(const uint8_t *row, DType t, int64_t j) {
     case DType::BF16: std::memcpy(&h, row + 2 * j, 2); return bf16_to_f32(h);
     case DType::F16: std::memcpy(&h, row + 2 * j, 2); return f16_to_f32(h);
     case DType::Q8_0: {
-        const BlockQ8_0 &b = reinterpret_cast<const BlockQ8_0 *>(row)[j / kQ8BlockSize];
-        return b.q[j % kQ8BlockSize] * f16_to_f32(b.scale);
+        // The scales first, then the quants (quant.h); j < cols.
+        std::memcpy(&h, row + 2 * (j / kQ8BlockSize), 2);
+        return static_cast<int8_t>(row[q8_0_quants_offset(cols) + j]) * f16_to_f32(h);
     }
     }
     return 0.0f;
@@ -71,7 +72,7 @@ TestMatrix make_matrix(DType t, int64_t rows, int64_t cols, uint32_t seed) {
     tm.m.data = tm.bytes.data();
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < cols; ++j)
-            tm.decoded.push_back(decode(tm.m.row(r), t, j));
+            tm.decoded.push_back(decode(tm.m.row(r), t, cols, j));
     return tm;
 }
 
@@ -147,8 +148,10 @@ TEST_CASE("LLM_SIMD selects the kernel level", "[kernels][simd]") {
 TEST_CASE("matmul matches a double-precision reference for every weight type and shape",
           "[kernels]") {
     ThreadPool pool(3);
-    const int64_t shapes[][2] = {{1, 32},  {3, 64},   {4, 96},  {17, 288},
-                                 {33, 64}, {64, 160}, {7, 172}, {5, 48}};
+    // (Q8_0 kernels take rows' scales 16 blocks at a time: 544 and 1184
+    // columns are 17 and 37 blocks.)
+    const int64_t shapes[][2] = {{1, 32},   {3, 64},  {4, 96}, {17, 288}, {33, 64},
+                                 {64, 160}, {7, 172}, {5, 48}, {9, 1184}, {16, 544}};
     for (DType t : kTypes)
         for (const auto &s : shapes) {
             const int64_t rows = s[0], cols = s[1];
@@ -229,16 +232,21 @@ TEST_CASE("activation quantization follows the Q8 rule exactly", "[kernels][quan
 
 TEST_CASE("Q8_0 weight blocks round-trip within half a step", "[kernels][quant]") {
     auto x = random_floats(32 * 16, 11, -2.0f, 2.0f);
-    std::vector<BlockQ8_0> q(16);
-    quantize_row_q8_0(x.data(), q.data(), 32 * 16);
-    for (size_t b = 0; b < q.size(); ++b) {
-        const float scale = f16_to_f32(q[b].scale);
+    std::vector<uint8_t> row(static_cast<size_t>(q8_0_row_bytes(32 * 16)));
+    REQUIRE(row.size() == 16 * 34);
+    quantize_row_q8_0(x.data(), row.data(), 32 * 16);
+    for (size_t b = 0; b < 16; ++b) {
+        uint16_t h;
+        std::memcpy(&h, &row[2 * b], 2); // the 16 scales come first
+        const float scale = f16_to_f32(h);
         float amax = 0;
         for (int j = 0; j < 32; ++j)
             amax = std::max(amax, std::fabs(x[b * 32 + j]));
         CHECK(scale == Approx(amax / 127.0f).epsilon(1e-3));
-        for (int j = 0; j < 32; ++j)
-            CHECK(std::fabs(q[b].q[j] * scale - x[b * 32 + j]) <= 0.5f * scale * 1.0001f);
+        for (int j = 0; j < 32; ++j) {
+            const int8_t q = static_cast<int8_t>(row[32 + b * 32 + j]);
+            CHECK(std::fabs(q * scale - x[b * 32 + j]) <= 0.5f * scale * 1.0001f);
+        }
     }
 }
 
