@@ -36,7 +36,7 @@ void Transformer::ensure_batch(int64_t n) {
         hb_.resize(N * cfg_.hidden_dim);
         hb2_.resize(N * cfg_.hidden_dim);
         rope_cs_.resize(N * cfg_.head_dim);
-        scores_.resize(static_cast<size_t>(pool_->size()) * cache_.n_ctx());
+        scores_.resize(static_cast<size_t>(pool_->size() * cfg_.n_heads) * cache_.n_ctx());
     } catch (const std::bad_alloc &) {
         fail(LLM_ERR_OUT_OF_MEMORY, "cannot allocate activations for a batch of ", n, " tokens");
     }
@@ -70,19 +70,24 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     }
 
     // Causal attention: token t sees positions 0..pos0+t. Query head h reads
-    // KV head h / (n_heads / n_kv_heads) (grouped-query attention).
+    // KV head h / (n_heads / n_kv_heads) (grouped-query attention). A job is
+    // a block of one token's heads, done together so that each position's
+    // keys and values are read once (attention_heads): a lone token's heads
+    // are split evenly over the threads, a batch gives each job all heads
+    // of one token.
     const int64_t group = cfg_.n_heads / cfg_.n_kv_heads;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    const int64_t n_ctx = cache_.n_ctx();
-    pool->parallel_for(n * cfg_.n_heads, 1, [&](int64_t begin, int64_t end, int thread) {
-        float *att = &scores_[static_cast<size_t>(thread) * n_ctx];
+    const int64_t heads = cfg_.n_heads, n_ctx = cache_.n_ctx();
+    const int64_t block = std::min(heads, (heads * n + pool->size() - 1) / pool->size());
+    const int64_t blocks = (heads + block - 1) / block;
+    pool->parallel_for(n * blocks, 1, [&](int64_t begin, int64_t end, int thread) {
+        float *att = &scores_[static_cast<size_t>(thread * heads * n_ctx)];
         for (int64_t job = begin; job < end; ++job) {
-            const int64_t t = job / cfg_.n_heads, h = job % cfg_.n_heads;
+            const int64_t t = job / blocks, h0 = job % blocks * block;
             const int32_t pos = pos0 + static_cast<int32_t>(t);
-            const float *q = &q_[t * q_dim + h * hd];
-            const int64_t kv_off = (h / group) * hd;
-            attention_head(q, cache_.key(layer, 0) + kv_off, cache_.value(layer, 0) + kv_off,
-                           kv_dim, pos + 1, hd, scale, att, &att_out_[t * q_dim + h * hd]);
+            attention_heads(&q_[t * q_dim + h0 * hd], cache_.key(layer, 0), cache_.value(layer, 0),
+                            kv_dim, pos + 1, hd, h0, std::min(block, heads - h0), group, scale, att,
+                            &att_out_[t * q_dim + h0 * hd]);
         }
     });
     matmul(lw.wo, att_out_.data(), n, xb_.data(), pool);

@@ -46,7 +46,7 @@ class Transformer {
     // Activations for a batch of tokens, row-major [token][feature].
     std::vector<float> x_, xb_, q_, k_, v_, att_out_, hb_, hb2_;
     std::vector<float> rope_cs_; // [token][head_dim/2][cos, sin]
-    std::vector<float> scores_;  // [thread][n_ctx] attention scores
+    std::vector<float> scores_;  // [thread][head][n_ctx] attention scores
 };
 
 } // namespace llm

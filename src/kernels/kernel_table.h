@@ -58,11 +58,11 @@ struct KernelTable {
     float (*dot)(const float *a, const float *b, int64_t n) = nullptr;
     float (*max)(const float *x, int64_t n) = nullptr; // n >= 1, NaN-free input
 
-    // One attention head over n_pos positions: out = sum_p softmax(scale *
-    // q.k_p)_p * v_p. Keys and values are rows `stride` floats apart;
-    // `scores` has room for n_pos floats.
+    // Attention of query heads [h0, h0 + n_heads) of one token over n_pos
+    // positions (see attention_heads in kernels.h).
     void (*attention)(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
-                      int64_t head_dim, float scale, float *scores, float *out) = nullptr;
+                      int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group, float scale,
+                      float *scores, float *out) = nullptr;
 };
 
 // The table of the active SIMD level (built on first use).

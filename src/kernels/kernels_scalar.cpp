@@ -157,15 +157,22 @@ float max_ref(const float *x, int64_t n) {
     return m;
 }
 
+// One head after another, as the formula reads.
 void attention_ref(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
-                   int64_t head_dim, float scale, float *scores, float *out) {
-    for (int64_t p = 0; p < n_pos; ++p)
-        scores[p] = dot_ref(q, k + p * stride, head_dim) * scale;
-    softmax_ref(scores, n_pos);
-    std::fill_n(out, head_dim, 0.0f);
-    for (int64_t p = 0; p < n_pos; ++p)
-        for (int64_t i = 0; i < head_dim; ++i)
-            out[i] += scores[p] * v[p * stride + i];
+                   int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group, float scale,
+                   float *scores, float *out) {
+    for (int64_t i = 0; i < n_heads; ++i) {
+        const int64_t off = (h0 + i) / group * head_dim;
+        const float *qh = q + i * head_dim;
+        float *s = scores + i * n_pos, *o = out + i * head_dim;
+        for (int64_t p = 0; p < n_pos; ++p)
+            s[p] = dot_ref(qh, k + p * stride + off, head_dim) * scale;
+        softmax_ref(s, n_pos);
+        std::fill_n(o, head_dim, 0.0f);
+        for (int64_t p = 0; p < n_pos; ++p)
+            for (int64_t j = 0; j < head_dim; ++j)
+                o[j] += s[p] * v[p * stride + off + j];
+    }
 }
 
 } // namespace

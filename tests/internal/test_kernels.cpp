@@ -321,36 +321,49 @@ TEST_CASE("exp-based kernels hold at the extremes", "[kernels]") {
     }
 }
 
-TEST_CASE("attention_head matches a double reference", "[kernels]") {
-    for (int64_t hd : {8, 64, 72})
-        for (int64_t n_pos : {1, 3, 17, 200}) {
-            const int64_t stride = 3 * hd; // keys of other heads in between
-            auto q = random_floats(static_cast<size_t>(hd), 41, -2.0f, 2.0f);
-            auto k = random_floats(static_cast<size_t>(n_pos * stride), 42, -2.0f, 2.0f);
-            auto v = random_floats(static_cast<size_t>(n_pos * stride), 43);
-            const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-            std::vector<float> scores(static_cast<size_t>(n_pos)), out(static_cast<size_t>(hd));
-            attention_head(q.data(), k.data(), v.data(), stride, n_pos, hd, scale, scores.data(),
-                           out.data());
-            std::vector<double> s(static_cast<size_t>(n_pos));
-            double mx = -1e300, total = 0;
-            for (int64_t p = 0; p < n_pos; ++p) {
-                double d = 0;
-                for (int64_t i = 0; i < hd; ++i)
-                    d += double(q[i]) * k[p * stride + i];
-                s[p] = d * scale;
-                mx = std::max(mx, s[p]);
-            }
-            for (double &e : s)
-                total += (e = std::exp(e - mx));
-            for (int64_t i = 0; i < hd; ++i) {
-                double o = 0;
-                for (int64_t p = 0; p < n_pos; ++p)
-                    o += s[p] / total * v[p * stride + i];
-                INFO("hd=" << hd << " n_pos=" << n_pos << " i=" << i);
-                CHECK(out[i] == Approx(o).margin(1e-5));
-            }
-        }
+TEST_CASE("attention_heads matches a double reference", "[kernels]") {
+    // 6 query heads over 6 / group KV heads; blocks of heads that start and
+    // end inside a group, and lone heads.
+    const int64_t n_heads_all = 6;
+    const int64_t blocks[][2] = {{0, 6}, {1, 4}, {5, 1}, {2, 3}};
+    for (int64_t group : {1, 2, 3, 6})
+        for (int64_t hd : {8, 64, 72})
+            for (int64_t n_pos : {1, 3, 17, 200})
+                for (const auto &b : blocks) {
+                    const int64_t h0 = b[0], nh = b[1];
+                    const int64_t stride = n_heads_all / group * hd + 5; // a padded row
+                    auto q = random_floats(static_cast<size_t>(nh * hd), 41, -2.0f, 2.0f);
+                    auto k = random_floats(static_cast<size_t>(n_pos * stride), 42, -2.0f, 2.0f);
+                    auto v = random_floats(static_cast<size_t>(n_pos * stride), 43);
+                    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+                    std::vector<float> scores(static_cast<size_t>(nh * n_pos)),
+                        out(static_cast<size_t>(nh * hd));
+                    attention_heads(q.data(), k.data(), v.data(), stride, n_pos, hd, h0, nh, group,
+                                    scale, scores.data(), out.data());
+                    for (int64_t h = 0; h < nh; ++h) {
+                        const int64_t off = (h0 + h) / group * hd;
+                        std::vector<double> s(static_cast<size_t>(n_pos));
+                        double mx = -1e300, total = 0;
+                        for (int64_t p = 0; p < n_pos; ++p) {
+                            double d = 0;
+                            for (int64_t i = 0; i < hd; ++i)
+                                d += double(q[h * hd + i]) * k[p * stride + off + i];
+                            s[p] = d * scale;
+                            mx = std::max(mx, s[p]);
+                        }
+                        for (double &e : s)
+                            total += (e = std::exp(e - mx));
+                        for (int64_t i = 0; i < hd; ++i) {
+                            double o = 0;
+                            for (int64_t p = 0; p < n_pos; ++p)
+                                o += s[p] / total * v[p * stride + off + i];
+                            INFO("group=" << group << " hd=" << hd << " n_pos=" << n_pos
+                                          << " heads " << h0 << "+" << nh << " head " << h
+                                          << " i=" << i);
+                            CHECK(out[h * hd + i] == Approx(o).margin(1e-5));
+                        }
+                    }
+                }
 }
 
 TEST_CASE("thread pool covers every index once, awake or asleep", "[kernels][threads]") {
