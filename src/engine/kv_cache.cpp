@@ -5,10 +5,13 @@
 
 namespace llm {
 
-KVCache::KVCache(int32_t n_layers, int32_t n_ctx, int32_t kv_dim) : n_ctx_(n_ctx), kv_dim_(kv_dim) {
+KVCache::KVCache(int32_t n_layers, int32_t n_ctx, int32_t n_kv_heads, int32_t head_dim)
+    : n_ctx_(n_ctx), n_kv_heads_(n_kv_heads), head_dim_(head_dim) {
+    const uint64_t kv_dim =
+        checked_mul(static_cast<uint64_t>(n_kv_heads), static_cast<uint64_t>(head_dim), "KV cache");
     uint64_t n = checked_mul(
         checked_mul(static_cast<uint64_t>(n_layers), static_cast<uint64_t>(n_ctx), "KV cache"),
-        static_cast<uint64_t>(kv_dim), "KV cache");
+        kv_dim, "KV cache");
     try {
         k_.assign(n, 0.0f);
         v_.assign(n, 0.0f);

@@ -16,7 +16,8 @@ constexpr int64_t kMaxBatch = 64;
 } // namespace
 
 Transformer::Transformer(const Model &model, int32_t n_ctx, int n_threads)
-    : model_(model), cfg_(model.config), cache_(cfg_.n_layers, n_ctx, cfg_.kv_dim()),
+    : model_(model), cfg_(model.config),
+      cache_(cfg_.n_layers, n_ctx, cfg_.n_kv_heads, cfg_.head_dim),
       pool_(std::make_unique<ThreadPool>(n_threads)) {
     ensure_batch(1);
 }
@@ -65,8 +66,10 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         rope(&q_[t * q_dim], cfg_.n_heads, hd, cs, interleaved);
         rope(&k_[t * kv_dim], cfg_.n_kv_heads, hd, cs, interleaved);
         const int32_t pos = pos0 + static_cast<int32_t>(t);
-        std::copy_n(&k_[t * kv_dim], kv_dim, cache_.key(layer, pos));
-        std::copy_n(&v_[t * kv_dim], kv_dim, cache_.value(layer, pos));
+        for (int32_t j = 0; j < cfg_.n_kv_heads; ++j) {
+            std::copy_n(&k_[t * kv_dim + j * hd], hd, cache_.key(layer, j, pos));
+            std::copy_n(&v_[t * kv_dim + j * hd], hd, cache_.value(layer, j, pos));
+        }
     }
 
     // Causal attention: token t sees positions 0..pos0+t. Query head h reads
@@ -85,8 +88,9 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         for (int64_t job = begin; job < end; ++job) {
             const int64_t t = job / blocks, h0 = job % blocks * block;
             const int32_t pos = pos0 + static_cast<int32_t>(t);
-            attention_heads(&q_[t * q_dim + h0 * hd], cache_.key(layer, 0), cache_.value(layer, 0),
-                            kv_dim, pos + 1, hd, h0, std::min(block, heads - h0), group, scale, att,
+            attention_heads(&q_[t * q_dim + h0 * hd], cache_.key(layer, 0, 0),
+                            cache_.value(layer, 0, 0), cache_.head_stride(), pos + 1, hd, h0,
+                            std::min(block, heads - h0), group, scale, att,
                             &att_out_[t * q_dim + h0 * hd]);
         }
     });

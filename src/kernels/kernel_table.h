@@ -60,9 +60,9 @@ struct KernelTable {
 
     // Attention of query heads [h0, h0 + n_heads) of one token over n_pos
     // positions (see attention_heads in kernels.h).
-    void (*attention)(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
-                      int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group, float scale,
-                      float *scores, float *out) = nullptr;
+    void (*attention)(const float *q, const float *k, const float *v, int64_t head_stride,
+                      int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
+                      float scale, float *scores, float *out) = nullptr;
 };
 
 // The table of the active SIMD level (built on first use).

@@ -201,11 +201,11 @@ float dot_f32(const float *a, const float *b, int64_t n) {
     return kernel_table().dot(a, b, n);
 }
 
-void attention_heads(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
-                     int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group, float scale,
-                     float *scores, float *out) {
-    kernel_table().attention(q, k, v, stride, n_pos, head_dim, h0, n_heads, group, scale, scores,
-                             out);
+void attention_heads(const float *q, const float *k, const float *v, int64_t head_stride,
+                     int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
+                     float scale, float *scores, float *out) {
+    kernel_table().attention(q, k, v, head_stride, n_pos, head_dim, h0, n_heads, group, scale,
+                             scores, out);
 }
 
 void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta) {

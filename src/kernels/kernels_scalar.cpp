@@ -158,20 +158,20 @@ float max_ref(const float *x, int64_t n) {
 }
 
 // One head after another, as the formula reads.
-void attention_ref(const float *q, const float *k, const float *v, int64_t stride, int64_t n_pos,
-                   int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group, float scale,
-                   float *scores, float *out) {
+void attention_ref(const float *q, const float *k, const float *v, int64_t head_stride,
+                   int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
+                   float scale, float *scores, float *out) {
     for (int64_t i = 0; i < n_heads; ++i) {
-        const int64_t off = (h0 + i) / group * head_dim;
+        const int64_t off = (h0 + i) / group * head_stride;
         const float *qh = q + i * head_dim;
         float *s = scores + i * n_pos, *o = out + i * head_dim;
         for (int64_t p = 0; p < n_pos; ++p)
-            s[p] = dot_ref(qh, k + p * stride + off, head_dim) * scale;
+            s[p] = dot_ref(qh, k + off + p * head_dim, head_dim) * scale;
         softmax_ref(s, n_pos);
         std::fill_n(o, head_dim, 0.0f);
         for (int64_t p = 0; p < n_pos; ++p)
             for (int64_t j = 0; j < head_dim; ++j)
-                o[j] += s[p] * v[p * stride + off + j];
+                o[j] += s[p] * v[off + p * head_dim + j];
     }
 }
 

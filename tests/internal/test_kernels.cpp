@@ -322,8 +322,9 @@ TEST_CASE("exp-based kernels hold at the extremes", "[kernels]") {
 }
 
 TEST_CASE("attention_heads matches a double reference", "[kernels]") {
-    // 6 query heads over 6 / group KV heads; blocks of heads that start and
-    // end inside a group, and lone heads.
+    // 6 query heads over 6 / group KV heads, laid out as the KV cache is
+    // ([kv head][position][head_dim], heads head_stride apart); blocks of
+    // heads that start and end inside a group, and lone heads.
     const int64_t n_heads_all = 6;
     const int64_t blocks[][2] = {{0, 6}, {1, 4}, {5, 1}, {2, 3}};
     for (int64_t group : {1, 2, 3, 6})
@@ -331,23 +332,24 @@ TEST_CASE("attention_heads matches a double reference", "[kernels]") {
             for (int64_t n_pos : {1, 3, 17, 200})
                 for (const auto &b : blocks) {
                     const int64_t h0 = b[0], nh = b[1];
-                    const int64_t stride = n_heads_all / group * hd + 5; // a padded row
+                    const int64_t head_stride = n_pos * hd + 5; // room for more positions
+                    const auto n_kv = static_cast<size_t>(n_heads_all / group * head_stride);
                     auto q = random_floats(static_cast<size_t>(nh * hd), 41, -2.0f, 2.0f);
-                    auto k = random_floats(static_cast<size_t>(n_pos * stride), 42, -2.0f, 2.0f);
-                    auto v = random_floats(static_cast<size_t>(n_pos * stride), 43);
+                    auto k = random_floats(n_kv, 42, -2.0f, 2.0f);
+                    auto v = random_floats(n_kv, 43);
                     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
                     std::vector<float> scores(static_cast<size_t>(nh * n_pos)),
                         out(static_cast<size_t>(nh * hd));
-                    attention_heads(q.data(), k.data(), v.data(), stride, n_pos, hd, h0, nh, group,
-                                    scale, scores.data(), out.data());
+                    attention_heads(q.data(), k.data(), v.data(), head_stride, n_pos, hd, h0, nh,
+                                    group, scale, scores.data(), out.data());
                     for (int64_t h = 0; h < nh; ++h) {
-                        const int64_t off = (h0 + h) / group * hd;
+                        const int64_t off = (h0 + h) / group * head_stride;
                         std::vector<double> s(static_cast<size_t>(n_pos));
                         double mx = -1e300, total = 0;
                         for (int64_t p = 0; p < n_pos; ++p) {
                             double d = 0;
                             for (int64_t i = 0; i < hd; ++i)
-                                d += double(q[h * hd + i]) * k[p * stride + off + i];
+                                d += double(q[h * hd + i]) * k[off + p * hd + i];
                             s[p] = d * scale;
                             mx = std::max(mx, s[p]);
                         }
@@ -356,7 +358,7 @@ TEST_CASE("attention_heads matches a double reference", "[kernels]") {
                         for (int64_t i = 0; i < hd; ++i) {
                             double o = 0;
                             for (int64_t p = 0; p < n_pos; ++p)
-                                o += s[p] / total * v[p * stride + off + i];
+                                o += s[p] / total * v[off + p * hd + i];
                             INFO("group=" << group << " hd=" << hd << " n_pos=" << n_pos
                                           << " heads " << h0 << "+" << nh << " head " << h
                                           << " i=" << i);
