@@ -12,7 +12,7 @@
 set -euo pipefail
 bench=${1:-build/tools/llm-bench}
 shapes=${SHAPES:-"qwen2.5-0.5b stories110M stories15M"}
-weights=${WEIGHTS:-"f32 bf16 q8_0"}
+weights=${WEIGHTS:-"f32 bf16 f16 q8_0"}
 threads=${THREADS:-"1 2"}
 prompt=${PROMPT:-128}
 gen=${GEN:-32}
