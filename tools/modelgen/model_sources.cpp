@@ -6,17 +6,29 @@
 
 #include "common/error.h"
 #include "kernels/kernels.h"
+#include "model/synthetic_model.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm::gen {
 
 namespace {
 
-ModelSpec make_spec(const char *arch, int32_t dim, int32_t hidden, int32_t layers, int32_t heads,
-                    int32_t kv_heads, int32_t vocab, int32_t seq_len, float theta, float eps,
-                    int32_t bos, std::vector<int32_t> eos) {
+// A shape as config.json describes it, with the family's BOS/EOS ids
+// (Qwen2.5's; llama2.c's tok512 and Llama-2 vocabularies).
+ModelSpec spec_for(ModelConfig c) {
     ModelSpec s;
-    ModelConfig &c = s.config;
+    c.rope_style = RopeStyle::HalfSplit; // sources are in HF layout
+    s.config = c;
+    s.tied = true;
+    s.bos = c.arch == "qwen2" ? 151643 : 1;
+    s.eos = c.arch == "qwen2" ? std::vector<int32_t>{151645, 151643} : std::vector<int32_t>{2};
+    return s;
+}
+
+// Test-sized shapes: those of shared/models/qwen2-tiny and stories260K.
+ModelConfig small_config(const char *arch, int32_t dim, int32_t hidden, int32_t layers,
+                         int32_t heads, int32_t kv_heads, int32_t vocab, float theta, float eps) {
+    ModelConfig c;
     c.arch = arch;
     c.dim = dim;
     c.hidden_dim = hidden;
@@ -25,30 +37,26 @@ ModelSpec make_spec(const char *arch, int32_t dim, int32_t hidden, int32_t layer
     c.n_kv_heads = kv_heads;
     c.head_dim = dim / heads;
     c.vocab_size = vocab;
-    c.max_seq_len = seq_len;
+    c.max_seq_len = 512;
     c.rope_theta = theta;
     c.norm_eps = eps;
-    c.rope_style = RopeStyle::HalfSplit; // sources are in HF layout
     c.qkv_bias = c.arch == "qwen2";
-    s.tied = true;
-    s.bos = bos;
-    s.eos = std::move(eos);
-    return s;
+    return c;
 }
 
 const std::map<std::string, ModelSpec> &shapes() {
-    // llama2.c's TinyStories models (its README) and Qwen2.5-0.5B's config.
-    static const std::map<std::string, ModelSpec> table = {
-        {"qwen2.5-0.5b", make_spec("qwen2", 896, 4864, 24, 14, 2, 151936, 32768, 1e6f, 1e-6f,
-                                   151643, {151645, 151643})},
-        {"qwen2-tiny",
-         make_spec("qwen2", 64, 176, 2, 4, 2, 151936, 512, 1e6f, 1e-6f, 151643, {151645, 151643})},
-        {"stories260K", make_spec("llama", 64, 172, 5, 8, 4, 512, 512, 1e4f, 1e-5f, 1, {2})},
-        {"stories15M", make_spec("llama", 288, 768, 6, 6, 6, 32000, 256, 1e4f, 1e-5f, 1, {2})},
-        {"stories42M", make_spec("llama", 512, 1376, 8, 8, 8, 32000, 1024, 1e4f, 1e-5f, 1, {2})},
-        {"stories110M",
-         make_spec("llama", 768, 2048, 12, 12, 12, 32000, 1024, 1e4f, 1e-5f, 1, {2})},
-    };
+    static const std::map<std::string, ModelSpec> table = [] {
+        std::map<std::string, ModelSpec> t;
+        // The benchmark shapes are llm-bench's (one list for both tools).
+        for (const char *name : {"qwen2.5-0.5b", "stories15M", "stories42M", "stories110M"}) {
+            ModelConfig c;
+            if (!synthetic_config(name, c)) fail(LLM_ERR_INTERNAL, "no synthetic shape ", name);
+            t[name] = spec_for(c);
+        }
+        t["qwen2-tiny"] = spec_for(small_config("qwen2", 64, 176, 2, 4, 2, 151936, 1e6f, 1e-6f));
+        t["stories260K"] = spec_for(small_config("llama", 64, 172, 5, 8, 4, 512, 1e4f, 1e-5f));
+        return t;
+    }();
     return table;
 }
 

@@ -11,8 +11,9 @@
 
 namespace llm::gen {
 
-// Named shapes: qwen2.5-0.5b, stories15M, stories42M, stories110M, and the
-// test-sized qwen2-tiny and stories260K. nullptr if unknown.
+// Named shapes: llm-bench's qwen2.5-0.5b, stories15M, stories42M, stories110M
+// (model/synthetic_model.h), and the test-sized qwen2-tiny and stories260K.
+// nullptr if unknown.
 const ModelSpec *find_shape(const std::string &name);
 std::vector<std::string> shape_names();
 
