@@ -1,16 +1,13 @@
 #include "tokenizer/hf_json.h"
 
 #include "common/error.h"
+#include "common/json.h"
 
 namespace llm {
 namespace hf_json {
 
 Json parse(const std::string &text, const std::string &file) {
-    try {
-        return Json::parse(text);
-    } catch (const Json::exception &e) {
-        fail(LLM_ERR_FORMAT, file, ": malformed JSON: ", e.what());
-    }
+    return parse_json(text, file);
 }
 
 Where Where::operator/(const std::string &key) const {

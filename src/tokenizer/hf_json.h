@@ -13,7 +13,8 @@ namespace hf_json {
 
 using Json = nlohmann::json;
 
-// Parses a whole file's text; FORMAT with the parser's message on failure.
+// Parses a whole file's text with llm::parse_json (common/json.h): FORMAT
+// on malformed text or a duplicate key.
 Json parse(const std::string &text, const std::string &file);
 
 // A field location for error messages, e.g. "tokenizer.json: model.vocab".

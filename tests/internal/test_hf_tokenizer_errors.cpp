@@ -99,6 +99,14 @@ TEST_CASE("malformed and missing tokenizer files", "[hf_tokenizer][errors]") {
     CHECK(load_status("[1, 2]").first == LLM_ERR_FORMAT);
     CHECK(load_status("{\"model\": 1}").first == LLM_ERR_FORMAT);
     CHECK(load_status(std::string(100000, '[')).first == LLM_ERR_FORMAT);
+    // A second value for a vocabulary entry would silently replace the first.
+    std::string dup = base_tokenizer().dump();
+    const std::string entry = "\"vocab\":{";
+    REQUIRE(dup.find(entry) != std::string::npos);
+    dup.insert(dup.find(entry) + entry.size(), "\"ab\":1,");
+    auto duplicate = load_status(dup);
+    CHECK(duplicate.first == LLM_ERR_FORMAT);
+    CHECK(duplicate.second.find("duplicate JSON key \"ab\"") != std::string::npos);
     auto no_model = load_status("{\"version\": \"1.0\", \"added_tokens\": []}");
     CHECK(no_model.first == LLM_ERR_FORMAT);
     CHECK(no_model.second.find("model") != std::string::npos);
