@@ -50,15 +50,13 @@ float value_f16(const uint8_t *row, int64_t j) {
 }
 // Q8_0 rows: the scales, then the quants (see quant.h).
 float q8_0_scale(const uint8_t *row, int64_t block) {
-    uint16_t h;
-    std::memcpy(&h, row + 2 * block, 2);
-    return f16_to_f32(h);
+    return f16_to_f32(q8_0_scale_bits(row, block));
 }
 
 void widen_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows) {
     for (int64_t r = 0; r < n_rows; ++r) {
         const uint8_t *row = w + static_cast<size_t>(r) * stride;
-        const int8_t *q = reinterpret_cast<const int8_t *>(row + q8_0_quants_offset(cols));
+        const int8_t *q = q8_0_quants(row, cols);
         for (int64_t j = 0; j < cols; ++j)
             out[r * cols + j] = q[j] * q8_0_scale(row, j / kQ8BlockSize);
     }
@@ -69,7 +67,7 @@ void matvec_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, const BlockQ
                      int64_t n_rows) {
     for (int64_t r = 0; r < n_rows; ++r) {
         const uint8_t *row = w + static_cast<size_t>(r) * stride;
-        const int8_t *q = reinterpret_cast<const int8_t *>(row + q8_0_quants_offset(cols));
+        const int8_t *q = q8_0_quants(row, cols);
         float sum = 0.0f;
         for (int64_t k = 0; k < cols / kQ8BlockSize; ++k) {
             int32_t dot = 0;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace llm {
 
@@ -24,6 +25,16 @@ static constexpr int64_t q8_0_quants_offset(int64_t n) {
 }
 static constexpr int64_t q8_0_row_bytes(int64_t n) {
     return q8_0_quants_offset(n) + n;
+}
+// The n quants of a Q8_0 row of n values, and the fp16 bits of a block's
+// scale (each kernel file widens them with its own instructions).
+static inline const int8_t *q8_0_quants(const uint8_t *row, int64_t n) {
+    return reinterpret_cast<const int8_t *>(row + q8_0_quants_offset(n));
+}
+static inline uint16_t q8_0_scale_bits(const uint8_t *row, int64_t block) {
+    uint16_t h;
+    std::memcpy(&h, row + 2 * block, 2); // as quantize_row_q8_0 stored it
+    return h;
 }
 
 struct BlockQ8Act {
