@@ -46,8 +46,8 @@ std::shared_ptr<Generation> Generation::Start(Napi::Env env, std::shared_ptr<Con
 void Generation::Pull(Napi::Env env, uint32_t n) {
     n = std::min(n, unread_);
     if (n == 0 || finished_) return;
-    if (unread_ >= request_.window && unread_ - n < request_.window) tsfn_.Ref(env);
     unread_ -= n;
+    if (unrefed_ && unread_ < request_.window) SetRef(env, true);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         credits_ += n;
@@ -66,6 +66,20 @@ void Generation::Stop() {
         }
     }
     wake_.notify_all();
+}
+
+void Generation::Cancel(Napi::Env env) {
+    cancelled_ = true;
+    if (!finished_ && unrefed_) SetRef(env, true);
+    Stop();
+}
+
+void Generation::SetRef(Napi::Env env, bool ref) {
+    if (ref)
+        tsfn_.Ref(env);
+    else
+        tsfn_.Unref(env);
+    unrefed_ = !ref;
 }
 
 bool Generation::WaitForCredit() {
@@ -169,7 +183,8 @@ void Generation::CallJs(Napi::Env env, Napi::Function callback, Generation *self
     if (env == nullptr) return; // the environment is shutting down
     try {
         if (!e->done) {
-            if (++self->unread_ == self->request_.window) self->tsfn_.Unref(env);
+            if (++self->unread_ == self->request_.window && !self->cancelled_)
+                self->SetRef(env, false);
             callback.Call({Napi::String::New(env, e->text), Napi::Number::New(env, e->token)});
         } else {
             // The worker is done with the context: let it go now rather than

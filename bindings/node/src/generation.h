@@ -5,7 +5,8 @@
 // Back-pressure: the worker may run at most `window` pieces ahead of the JS
 // consumer; then it waits until JS reports (Pull) that it took some. While it
 // waits, the thread-safe function is unref'd, so an unread generation does
-// not keep the process alive.
+// not keep the process alive. A stop asked for from JS (Cancel) refs it
+// again: the end is then on its way and JS is waiting for it.
 //
 // Stopping: Stop() wakes a waiting worker and cancels a running engine call
 // with llm_context_cancel(). A cancel that lands just after the call returned
@@ -53,6 +54,11 @@ class Generation {
     void Pull(Napi::Env env, uint32_t n);
     // Any thread: stop as soon as possible (the end is reported as "cancelled").
     void Stop();
+    // JS thread: Stop(), and keep the event loop alive until the end has
+    // been delivered. A reader that stops drops its unread pieces and never
+    // pulls again, so without this a full window would leave the function
+    // unref'd and the process could exit with the end still on its way.
+    void Cancel(Napi::Env env);
 
   private:
     struct Event;
@@ -62,8 +68,9 @@ class Generation {
     Generation(std::shared_ptr<ContextHandle> ctx, SamplerPtr sampler, GenerationRequest request);
     static void Finalize(Napi::Env env, std::shared_ptr<Generation> *keep, Generation *self);
 
-    void Run();           // the worker thread
-    bool WaitForCredit(); // false when stopped
+    void Run();                           // the worker thread
+    void SetRef(Napi::Env env, bool ref); // JS thread
+    bool WaitForCredit();                 // false when stopped
     template <typename F> llm_status Call(F &&engine_call);
     bool Post(Event *event); // false when JS is gone
 
@@ -81,9 +88,11 @@ class Generation {
     bool cancel_armed_ = false; // llm_context_cancel() was called during that call
     bool stale_cancel_ = false; // ... and the call did not consume it
 
-    Failure failure_;       // worker only: the first failed call
-    uint32_t unread_ = 0;   // JS thread only: pieces delivered but not pulled
-    bool finished_ = false; // JS thread only: the end was delivered (tsfn_ may be gone)
+    Failure failure_;        // worker only: the first failed call
+    uint32_t unread_ = 0;    // JS thread only: pieces delivered but not pulled
+    bool unrefed_ = false;   // JS thread only: tsfn_ is unref'd (the window is full)
+    bool cancelled_ = false; // JS thread only: Cancel() was called, stay ref'd
+    bool finished_ = false;  // JS thread only: the end was delivered (tsfn_ may be gone)
 };
 
 } // namespace llmnode

@@ -167,9 +167,9 @@ Napi::Value SessionWrap::Detokenize(const Napi::CallbackInfo &info) {
     return llmnode::Detokenize(info, Get(info.Env()).model());
 }
 
-void SessionWrap::Dispose(const Napi::CallbackInfo &) {
+void SessionWrap::Dispose(const Napi::CallbackInfo &info) {
     // A running generation holds the context until its worker has stopped.
-    if (auto running = active_.lock()) running->Stop();
+    if (auto running = active_.lock()) running->Cancel(info.Env());
     active_.reset();
     ctx_.reset();
 }
@@ -195,8 +195,8 @@ void GenerationWrap::Pull(const Napi::CallbackInfo &info) {
     if (n > 0) generation_->Pull(info.Env(), static_cast<uint32_t>(n));
 }
 
-void GenerationWrap::Cancel(const Napi::CallbackInfo &) {
-    generation_->Stop();
+void GenerationWrap::Cancel(const Napi::CallbackInfo &info) {
+    generation_->Cancel(info.Env());
 }
 
 } // namespace llmnode

@@ -131,6 +131,40 @@ test('break in for-await stops the generation quietly', async () => {
   assert.deepEqual(await generation.next(), { value: undefined, done: true });
 });
 
+// While the worker waits for a full window to be read it does not hold the
+// process open. Stopping such a generation (abort, break, dispose) drops the
+// unread pieces, and the end must still arrive: if the addon left the event
+// loop unheld then, the process would exit here with the test pending.
+test('stopping a generation whose window is full still delivers its end', async () => {
+  const model = await loadStories();
+  const g = storiesGoldens()[1];
+  const session = model.createSession();
+  const windowFull = () => new Promise((resolve) => setTimeout(resolve, 20));
+  const ways = {
+    abort: async (generation, controller) => {
+      controller.abort();
+      await assert.rejects(generation.next(), (e) => e.name === 'AbortError');
+    },
+    break: async (generation) => assert.deepEqual(await generation.return(), { value: undefined, done: true }),
+    dispose: async (generation, controller, s) => {
+      s.dispose(); // the pieces already made can still be read, then the end
+      await assert.rejects(collect(generation), isCode(Status.CANCELLED));
+    },
+  };
+  for (const [way, stop] of Object.entries(ways)) {
+    for (let round = 0; round < 5; ++round) {
+      const s = way === 'dispose' ? model.createSession() : session;
+      const controller = new AbortController();
+      const generation = s.generate(g.prompt, { ...GREEDY, signal: controller.signal });
+      await generation.next();
+      await windowFull();
+      await stop(generation, controller, s);
+      assert.equal(generation.stopReason, 'cancelled', way);
+      if (way !== 'dispose') session.reset();
+    }
+  }
+});
+
 test('the event loop keeps running while a long generation runs', async () => {
   const model = await loadStories();
   const session = model.createSession({ threads: 1 });
