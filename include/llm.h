@@ -70,8 +70,9 @@
  *   the memory behind it; changing or truncating a model file while a model
  *   loaded from it with use_mmap = 1 is alive (the OS may then raise SIGBUS).
  *   Memory: a context holds a KV cache of 2 * n_layer * n_ctx * kv_dim
- *   floats. n_ctx = 0 means the model's maximum, which an untrusted file
- *   chooses: hosts loading untrusted models should set n_ctx themselves.
+ *   values (4 bytes each, 2 with kv_type LLM_KV_F16). n_ctx = 0 means the
+ *   model's maximum, which an untrusted file chooses: hosts loading
+ *   untrusted models should set n_ctx themselves.
  */
 #ifndef LLM_H
 #define LLM_H
@@ -108,12 +109,12 @@ extern "C" {
 /* The compile-time version of this header. Compare it with llm_version_number()
  * at run time: a binary built against major N needs a libllm of major N. */
 #define LLM_VERSION_MAJOR 1
-#define LLM_VERSION_MINOR 0
+#define LLM_VERSION_MINOR 1
 #define LLM_VERSION_PATCH 0
-#define LLM_VERSION_STRING "1.0.0"
+#define LLM_VERSION_STRING "1.1.0"
 #define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
 
-/* "1.0.0": static storage, never NULL. */
+/* "1.1.0": static storage, never NULL. */
 LLM_API const char *llm_version(void);
 /* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
 LLM_API int32_t llm_version_number(void);
@@ -289,6 +290,13 @@ LLM_API llm_status llm_chat_format(const llm_model *model, const llm_chat_messag
 /* ---- context -------------------------------------------------------------- */
 typedef struct llm_context llm_context;
 
+/* How the KV cache stores keys and values. F16 halves the cache's memory and
+ * the bytes each generated token reads from it; keys and values are rounded
+ * to fp16 (11 significant bits, magnitudes clamped to 65504), so logits
+ * move slightly. */
+#define LLM_KV_F32 0
+#define LLM_KV_F16 1
+
 typedef struct llm_context_params {
     uint32_t struct_size;
     /* Positions this context can hold (KV cache size). 0 = the model's
@@ -296,6 +304,9 @@ typedef struct llm_context_params {
     int32_t n_ctx;
     /* Worker threads for this context's compute. 0 = physical cores. */
     int32_t n_threads;
+    /* LLM_KV_*: the KV cache's value type. Default LLM_KV_F32. (Added in
+     * 1.1: a struct_size without it means F32.) */
+    int32_t kv_type;
 } llm_context_params;
 
 LLM_API llm_context_params llm_context_default_params(void);

@@ -39,6 +39,7 @@ struct Options {
     std::string shape, model_path, tokenizer;
     int32_t weight_type = -1; // LLM_WEIGHTS_*; -1: f32 for shapes, auto for files
     int threads = 0;
+    bool kv_f16 = false;
     int prompt = 128, gen = 64, repeat = 3;
     int64_t probe_mb = 1024;
     uint64_t seed = 1;
@@ -55,6 +56,7 @@ struct Options {
         "  -z PATH         tokenizer.bin for llama2.c checkpoints (default: beside the model)\n"
         "  --weights TYPE  auto, f32, bf16, f16, q8_0 (default: f32 for shapes, auto for files)\n"
         "  --threads N     compute threads (default: physical cores)\n"
+        "  --kv TYPE       KV cache values: f32 (default) or f16\n"
         "  --prompt N      prompt tokens, run as one batched prefill (default 128)\n"
         "  --gen N         tokens generated one by one after it (default 64)\n"
         "  --repeat N      runs; medians are reported (default 3)\n"
@@ -101,7 +103,11 @@ Options parse(int argc, char **argv) {
             o.weight_type = parse_weights(value());
         else if (a == "--threads")
             o.threads = parse_int(value(), 0);
-        else if (a == "--prompt")
+        else if (a == "--kv") {
+            const std::string t = value();
+            if (t != "f32" && t != "f16") usage();
+            o.kv_f16 = t == "f16";
+        } else if (a == "--prompt")
             o.prompt = parse_int(value(), 1);
         else if (a == "--gen")
             o.gen = parse_int(value(), 1);
@@ -303,8 +309,8 @@ int run(const Options &o) {
     int64_t kv_bytes, rss = 0;
     double cpu_used = 0, wall_used = 0;
     {
-        llm::Transformer tf(*model, n_ctx, o.threads);
-        kv_bytes = static_cast<int64_t>(2) * c.n_layers * n_ctx * c.kv_dim() * 4;
+        llm::Transformer tf(*model, n_ctx, o.threads, o.kv_f16 ? llm::DType::F16 : llm::DType::F32);
+        kv_bytes = static_cast<int64_t>(2) * c.n_layers * n_ctx * c.kv_dim() * (o.kv_f16 ? 2 : 4);
         // Warm-up: page in scratch, wake the CPU's clocks.
         run_once(tf, std::vector<int32_t>(prompt.begin(), prompt.begin() + std::min(o.prompt, 8)),
                  2, c.vocab_size, logits);
@@ -337,21 +343,22 @@ int run(const Options &o) {
     const char *simd = llm::simd_level_name(llm::kernel_table().level);
 
     if (o.json) {
-        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"simd\": \"%s\", "
+        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
+                    "\"simd\": \"%s\", "
                     "\"threads\": %d, \"prompt_tokens\": %d, \"gen_tokens\": %d, "
                     "\"repeat\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.3f, "
                     "\"weight_bytes\": %" PRId64 ", \"kv_cache_bytes\": %" PRId64 ", "
                     "\"bandwidth_gb_s\": %.3f, \"decode_efficiency\": %.3f, "
                     "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
                     ", \"cpu_share\": %.2f}\n",
-                    name.c_str(), type_name(*model), simd, o.threads, o.prompt, o.gen, o.repeat,
-                    prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes, bw / 1e9,
-                    decode_efficiency, gflops, rss, cpu_share);
+                    name.c_str(), type_name(*model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
+                    o.prompt, o.gen, o.repeat, prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes,
+                    bw / 1e9, decode_efficiency, gflops, rss, cpu_share);
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
-    std::printf("weights      %s, %.1f MB; KV cache %.1f MB\n", type_name(*model),
-                weight_bytes / 1e6, kv_bytes / 1e6);
+    std::printf("weights      %s, %.1f MB; KV cache %s, %.1f MB\n", type_name(*model),
+                weight_bytes / 1e6, o.kv_f16 ? "f16" : "f32", kv_bytes / 1e6);
     std::printf("simd         %s, %d threads (busy %.0f%% of the timed runs)\n", simd, o.threads,
                 100 * cpu_share);
     std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,

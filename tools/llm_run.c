@@ -21,6 +21,7 @@ static void usage(void) {
             "  -y SYSTEM    system prompt (with --chat; default: the chat template's own)\n"
             "  -m TYPE      weights in memory: auto, f32, bf16, f16, q8_0 (default auto)\n"
             "  --threads N  compute threads (default: physical cores)\n"
+            "  --kv-f16     store the KV cache in fp16 (half its memory)\n"
             "  --chat       wrap the prompt in the model's chat template\n"
             "  --special    parse special tokens written in the prompt\n"
             "  --ids        print token ids (prompt, then generated) instead of text\n");
@@ -40,7 +41,7 @@ static void write_bytes(const char *text, size_t len) {
 
 int main(int argc, char **argv) {
     const char *model_path = NULL, *tokenizer = NULL, *prompt = "", *system = NULL;
-    int steps = 256, top_k = 0, threads = 0, chat = 0, special = 0, print_ids = 0;
+    int steps = 256, top_k = 0, threads = 0, chat = 0, special = 0, print_ids = 0, kv_f16 = 0;
     float temperature = 1.0f, top_p = 0.9f;
     unsigned long long seed = (unsigned long long)time(NULL);
     int32_t weight_type = LLM_WEIGHTS_AUTO;
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
             special = 1;
         else if (strcmp(a, "--ids") == 0)
             print_ids = 1;
+        else if (strcmp(a, "--kv-f16") == 0)
+            kv_f16 = 1;
         else if (strcmp(a, "--threads") == 0 && v)
             threads = atoi(argv[++i]);
         else if (a[0] == '-' && strlen(a) == 2 && v) {
@@ -123,6 +126,7 @@ int main(int argc, char **argv) {
     llm_context_params cp = llm_context_default_params();
     cp.n_ctx = steps;
     cp.n_threads = threads;
+    cp.kv_type = kv_f16 ? LLM_KV_F16 : LLM_KV_F32;
     llm_context *ctx = NULL;
     if ((s = llm_context_new(model, &cp, &ctx)) != LLM_OK) cli_die("llm-run", "context", s);
     llm_sampler_params sp = llm_sampler_default_params();

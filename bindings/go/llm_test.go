@@ -130,6 +130,26 @@ func TestGreedyMatchesGolden(t *testing.T) {
 	}
 }
 
+func TestFP16KVCache(t *testing.T) {
+	g := readGolden(t)
+	m := loadStories(t)
+	s, err := m.NewSession(&SessionOptions{KVType: KVF16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Generate(g.Prompt, Greedy(), MaxTokens(30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Tokens, g.GeneratedIDs[:30]) {
+		t.Errorf("tokens = %v\nwant     %v", res.Tokens, g.GeneratedIDs[:30])
+	}
+	if _, err := m.NewSession(&SessionOptions{KVType: 9}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("KVType 9: err = %v", err)
+	}
+}
+
 func TestStopsAtEOS(t *testing.T) {
 	g := readGoldenNamed(t, "pigs_punct") // run.c stopped at a sampled BOS
 	s := newSession(t, loadStories(t))

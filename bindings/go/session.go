@@ -7,10 +7,19 @@ import (
 	"libllm.dev/llm/internal/capi"
 )
 
+// KVType is how a session's KV cache stores keys and values.
+type KVType int
+
+const (
+	KVF32 = KVType(capi.LLM_KV_F32) // exact (the default)
+	KVF16 = KVType(capi.LLM_KV_F16) // half the memory; keys and values rounded to fp16
+)
+
 // SessionOptions tune NewSession. The zero value is the default.
 type SessionOptions struct {
-	ContextSize int // positions the session can hold; 0 = the model's maximum
-	Threads     int // compute threads; 0 = one per physical core
+	ContextSize int    // positions the session can hold; 0 = the model's maximum
+	Threads     int    // compute threads; 0 = one per physical core
+	KVType      KVType // KVF32 (default) or KVF16
 }
 
 // Session is one conversation on a model: its KV cache and position.
@@ -80,6 +89,7 @@ func (m *Model) NewSession(opts *SessionOptions) (*Session, error) {
 	defer capi.DeleteLlm_context_params(params)
 	params.SetN_ctx(opts.ContextSize)
 	params.SetN_threads(opts.Threads)
+	params.SetKv_type(int(opts.KVType))
 	out := make([]capi.SwigcptrContext, 1)
 	if err := capi.Llm_context_new(m.handle, params, out); err != nil {
 		return nil, wrap("new session", err)

@@ -21,10 +21,11 @@ function B.token_is_eog(model, token) return core.llm_token_is_eog(model, token)
 B.tokenize = core.llm_tokenize     -- (model, text, flags, cap)
 B.detokenize = core.llm_detokenize -- (model, ids, flags, cap)
 
-function B.context_new(model, n_ctx, n_threads)
+function B.context_new(model, n_ctx, n_threads, kv_type)
     local params = core.llm_context_default_params()
     params.n_ctx = n_ctx
     params.n_threads = n_threads
+    params.kv_type = kv_type
     return core.llm_context_new(model, params)
 end
 

@@ -89,6 +89,7 @@ return function(B)
         AUTO = C.LLM_WEIGHTS_AUTO, F32 = C.LLM_WEIGHTS_F32, BF16 = C.LLM_WEIGHTS_BF16,
         F16 = C.LLM_WEIGHTS_F16, Q8_0 = C.LLM_WEIGHTS_Q8_0,
     }
+    llm.kv = { F32 = C.LLM_KV_F32, F16 = C.LLM_KV_F16 }
 
     -- Closing twice is harmless; open sessions keep the native model alive.
     function Model:close()
@@ -127,12 +128,14 @@ return function(B)
         return sized(function(cap) return B.detokenize(handle, ids, 0, cap) end, 0)
     end
 
-    local SESSION_OPTIONS = { context_size = true, threads = true }
+    local SESSION_OPTIONS = { context_size = true, threads = true, kv_type = true }
 
-    -- model:session({context_size = 0 (the model's), threads = 0 (all cores)})
+    -- model:session({context_size = 0 (the model's), threads = 0 (all cores),
+    --                kv_type = llm.kv.F32 or llm.kv.F16 (half the cache's memory)})
     function Model:session(opts)
         opts = check_options(opts, SESSION_OPTIONS, "session")
-        local st, msg, ctx = B.context_new(open_model(self), opts.context_size or 0, opts.threads or 0)
+        local st, msg, ctx = B.context_new(open_model(self), opts.context_size or 0, opts.threads or 0,
+                                           opts.kv_type or C.LLM_KV_F32)
         if st ~= C.LLM_OK then return nil, msg, st end
         self.sessions = self.sessions + 1
         return setmetatable({ model = self, handle = ctx, cap = B.context_step_max_bytes(ctx), run = 0 },

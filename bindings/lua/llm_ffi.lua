@@ -96,10 +96,11 @@ function B.detokenize(model, ids, flags, cap)
     return status, message, n <= cap and n > 0 and ffi.string(buf, n) or "", n
 end
 
-function B.context_new(model, n_ctx, n_threads)
+function B.context_new(model, n_ctx, n_threads, kv_type)
     local params = ffi.new("llm_context_params[1]", lib.llm_context_default_params())
     params[0].n_ctx = n_ctx
     params[0].n_threads = n_threads
+    params[0].kv_type = kv_type
     local out = ffi.new("llm_context *[1]")
     local status, message = result(lib.llm_context_new(model, params, out))
     if status ~= C.LLM_OK then return status, message, nil end

@@ -81,6 +81,7 @@ typedef struct llm_context_params {
     uint32_t struct_size;
     int32_t n_ctx;
     int32_t n_threads;
+    int32_t kv_type;
 } llm_context_params;
 
 llm_context_params llm_context_default_params(void);
@@ -144,10 +145,10 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
 ]],
   constants = {
     LLM_VERSION_MAJOR = 1,
-    LLM_VERSION_MINOR = 0,
+    LLM_VERSION_MINOR = 1,
     LLM_VERSION_PATCH = 0,
-    LLM_VERSION_STRING = "1.0.0",
-    LLM_VERSION_NUMBER = 10000,
+    LLM_VERSION_STRING = "1.1.0",
+    LLM_VERSION_NUMBER = 10100,
     LLM_OK = 0,
     LLM_ERR_INVALID_ARGUMENT = -1,
     LLM_ERR_NOT_FOUND = -2,
@@ -177,5 +178,7 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
     LLM_TOKENIZE_ADD_SPECIAL = 1,
     LLM_TOKENIZE_PARSE_SPECIAL = 2,
     LLM_DETOKENIZE_RENDER_SPECIAL = 1,
+    LLM_KV_F32 = 0,
+    LLM_KV_F16 = 1,
   },
 }

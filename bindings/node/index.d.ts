@@ -22,7 +22,7 @@ export declare const Status: Readonly<{
 
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
-/** Version of the compiled-in libllm, e.g. "1.0.0". */
+/** Version of the compiled-in libllm, e.g. "1.1.0". */
 export declare const version: string;
 
 /**
@@ -38,6 +38,7 @@ export declare class LlmError extends Error {
 
 /** In-memory type of the weight matrices. */
 export type WeightType = 'auto' | 'f32' | 'bf16' | 'f16' | 'q8_0';
+export type KvType = 'f32' | 'f16';
 
 /** What `signal` accepts: an AbortSignal (or anything shaped like one). */
 export interface AbortSignalLike {
@@ -75,6 +76,8 @@ export interface SessionOptions {
   contextLength?: number;
   /** Compute threads (default 0 = the physical cores). */
   threads?: number;
+  /** The KV cache's values: 'f32' (default) or 'f16' (half the memory, rounded to fp16). */
+  kvType?: KvType;
 }
 
 export interface SamplingOptions {

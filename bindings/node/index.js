@@ -12,6 +12,6 @@ module.exports = {
   Generation,
   LlmError,
   Status,
-  /** Version of the compiled-in libllm ("1.0.0"). */
+  /** Version of the compiled-in libllm ("1.1.0"). */
   version: binding.version,
 };

@@ -401,6 +401,7 @@ llm_context_params llm_context_default_params(void) {
     p.struct_size = sizeof p;
     p.n_ctx = 0;
     p.n_threads = 0;
+    p.kv_type = LLM_KV_F32;
     return p;
 }
 
@@ -416,11 +417,16 @@ llm_status llm_context_new(const llm_model *model, const llm_context_params *par
                       " (the model's maximum)");
         if (p.n_threads < 0 || p.n_threads > 512)
             llm::fail(LLM_ERR_INVALID_ARGUMENT, "n_threads ", p.n_threads, " is outside 0..512");
+        if (p.kv_type != LLM_KV_F32 && p.kv_type != LLM_KV_F16)
+            llm::fail(LLM_ERR_INVALID_ARGUMENT, "kv_type ", p.kv_type,
+                      " is not LLM_KV_F32 or LLM_KV_F16");
         const int32_t n_ctx = p.n_ctx ? p.n_ctx : max_ctx;
         const int n_threads = p.n_threads ? p.n_threads : llm::ThreadPool::physical_cores();
         auto ctx = std::make_unique<llm_context>();
         ctx->owner = model;
-        ctx->transformer = std::make_unique<llm::Transformer>(*model->model, n_ctx, n_threads);
+        const llm::DType kv_type = p.kv_type == LLM_KV_F16 ? llm::DType::F16 : llm::DType::F32;
+        ctx->transformer =
+            std::make_unique<llm::Transformer>(*model->model, n_ctx, n_threads, kv_type);
         ctx->logits.assign(static_cast<size_t>(model->model->config.vocab_size), 0.0f);
         ctx->tokens.reserve(static_cast<size_t>(n_ctx));
         ctx->stream.model = model->model.get();

@@ -7,40 +7,50 @@
 // stream per KV head. (Rows of all heads per position would make each
 // head's read a head_dim piece strided by a whole row, which the hardware
 // prefetchers do not follow.)
+//
+// Values are stored as fp32, or as fp16 when the caller asks for it
+// (llm_context_params.kv_type): half the memory, and half the bytes each
+// decoded token reads from the cache, for keys and values rounded to fp16
+// (11 significant bits). The attention kernels widen them as they read.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "model/tensor.h"
+
 namespace llm {
 
 class KVCache {
   public:
-    KVCache(int32_t n_layers, int32_t n_ctx, int32_t n_kv_heads, int32_t head_dim);
+    // type: DType::F32 or DType::F16.
+    KVCache(int32_t n_layers, int32_t n_ctx, int32_t n_kv_heads, int32_t head_dim, DType type);
 
     int32_t n_ctx() const { return n_ctx_; }
-    // head_dim floats: the key (value) of `kv_head` at `pos`.
-    float *key(int32_t layer, int32_t kv_head, int32_t pos) {
-        return &k_[offset(layer, kv_head, pos)];
-    }
-    float *value(int32_t layer, int32_t kv_head, int32_t pos) {
-        return &v_[offset(layer, kv_head, pos)];
-    }
-    // Floats from one KV head's first key to the next head's.
+    DType type() const { return type_; }
+    // Stores head_dim floats as the key and value of `kv_head` at `pos`.
+    void store(int32_t layer, int32_t kv_head, int32_t pos, const float *key, const float *value);
+    // The first key (value) of `layer`: KV head 0, position 0.
+    const void *keys(int32_t layer) const { return &k_[offset(layer, 0, 0)]; }
+    const void *values(int32_t layer) const { return &v_[offset(layer, 0, 0)]; }
+    // Values from one KV head's first key to the next head's.
     int64_t head_stride() const { return static_cast<int64_t>(n_ctx_) * head_dim_; }
-    size_t bytes() const { return (k_.size() + v_.size()) * sizeof(float); }
+    size_t bytes() const { return k_.size() + v_.size(); }
 
   private:
+    // In bytes.
     size_t offset(int32_t layer, int32_t kv_head, int32_t pos) const {
         return ((static_cast<size_t>(layer) * static_cast<size_t>(n_kv_heads_) +
                  static_cast<size_t>(kv_head)) *
                     static_cast<size_t>(n_ctx_) +
                 static_cast<size_t>(pos)) *
-               static_cast<size_t>(head_dim_);
+               static_cast<size_t>(head_dim_) * value_bytes_;
     }
     int32_t n_ctx_, n_kv_heads_, head_dim_;
-    std::vector<float> k_, v_;
+    DType type_;
+    size_t value_bytes_;
+    std::vector<uint8_t> k_, v_;
 };
 
 } // namespace llm

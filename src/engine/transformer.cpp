@@ -15,9 +15,9 @@ namespace {
 constexpr int64_t kMaxBatch = 64;
 } // namespace
 
-Transformer::Transformer(const Model &model, int32_t n_ctx, int n_threads)
+Transformer::Transformer(const Model &model, int32_t n_ctx, int n_threads, DType kv_type)
     : model_(model), cfg_(model.config),
-      cache_(cfg_.n_layers, n_ctx, cfg_.n_kv_heads, cfg_.head_dim),
+      cache_(cfg_.n_layers, n_ctx, cfg_.n_kv_heads, cfg_.head_dim, kv_type),
       pool_(std::make_unique<ThreadPool>(n_threads)) {
     ensure_batch(1);
 }
@@ -66,10 +66,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         rope(&q_[t * q_dim], cfg_.n_heads, hd, cs, interleaved);
         rope(&k_[t * kv_dim], cfg_.n_kv_heads, hd, cs, interleaved);
         const int32_t pos = pos0 + static_cast<int32_t>(t);
-        for (int32_t j = 0; j < cfg_.n_kv_heads; ++j) {
-            std::copy_n(&k_[t * kv_dim + j * hd], hd, cache_.key(layer, j, pos));
-            std::copy_n(&v_[t * kv_dim + j * hd], hd, cache_.value(layer, j, pos));
-        }
+        for (int32_t j = 0; j < cfg_.n_kv_heads; ++j)
+            cache_.store(layer, j, pos, &k_[t * kv_dim + j * hd], &v_[t * kv_dim + j * hd]);
     }
 
     // Causal attention: token t sees positions 0..pos0+t. Query head h reads
@@ -88,8 +86,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         for (int64_t job = begin; job < end; ++job) {
             const int64_t t = job / blocks, h0 = job % blocks * block;
             const int32_t pos = pos0 + static_cast<int32_t>(t);
-            attention_heads(&q_[t * q_dim + h0 * hd], cache_.key(layer, 0, 0),
-                            cache_.value(layer, 0, 0), cache_.head_stride(), pos + 1, hd, h0,
+            attention_heads(cache_.type(), &q_[t * q_dim + h0 * hd], cache_.keys(layer),
+                            cache_.values(layer), cache_.head_stride(), pos + 1, hd, h0,
                             std::min(block, heads - h0), group, scale, att,
                             &att_out_[t * q_dim + h0 * hd]);
         }

@@ -20,7 +20,8 @@ class ThreadPool;
 // Per-context scratch memory and cache for running `model`.
 class Transformer {
   public:
-    Transformer(const Model &model, int32_t n_ctx, int n_threads);
+    // kv_type: how the KV cache stores keys and values (F32 or F16).
+    Transformer(const Model &model, int32_t n_ctx, int n_threads, DType kv_type = DType::F32);
     ~Transformer();
 
     // Runs tokens at positions pos0, pos0+1, ... and writes the last token's

@@ -28,6 +28,10 @@ using MatvecQ8Fn = void (*)(const uint8_t *w, size_t stride, int64_t cols, const
 // out[r * cols + c] = W[r][c] widened to fp32, for r < n_rows.
 using WidenFn = void (*)(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows);
 
+using AttentionFn = void (*)(const float *q, const void *k, const void *v, int64_t head_stride,
+                             int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads,
+                             int64_t group, float scale, float *scores, float *out);
+
 struct KernelTable {
     SimdLevel level = SimdLevel::Scalar;
 
@@ -59,10 +63,10 @@ struct KernelTable {
     float (*max)(const float *x, int64_t n) = nullptr; // n >= 1, NaN-free input
 
     // Attention of query heads [h0, h0 + n_heads) of one token over n_pos
-    // positions (see attention_heads in kernels.h).
-    void (*attention)(const float *q, const float *k, const float *v, int64_t head_stride,
-                      int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
-                      float scale, float *scores, float *out) = nullptr;
+    // positions (see attention_heads in kernels.h), one entry per KV cache
+    // type: k and v point to fp32 or fp16 values.
+    AttentionFn attention_f32 = nullptr;
+    AttentionFn attention_f16 = nullptr;
 };
 
 // The table of the active SIMD level (built on first use).

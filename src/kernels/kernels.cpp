@@ -201,11 +201,14 @@ float dot_f32(const float *a, const float *b, int64_t n) {
     return kernel_table().dot(a, b, n);
 }
 
-void attention_heads(const float *q, const float *k, const float *v, int64_t head_stride,
-                     int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
-                     float scale, float *scores, float *out) {
-    kernel_table().attention(q, k, v, head_stride, n_pos, head_dim, h0, n_heads, group, scale,
-                             scores, out);
+void attention_heads(DType kv_type, const float *q, const void *k, const void *v,
+                     int64_t head_stride, int64_t n_pos, int64_t head_dim, int64_t h0,
+                     int64_t n_heads, int64_t group, float scale, float *scores, float *out) {
+    const KernelTable &t = kernel_table();
+    if (kv_type != DType::F32 && kv_type != DType::F16)
+        fail(LLM_ERR_INTERNAL, "attention: no kernel for a ", dtype_name(kv_type), " KV cache");
+    (kv_type == DType::F16 ? t.attention_f16 : t.attention_f32)(
+        q, k, v, head_stride, n_pos, head_dim, h0, n_heads, group, scale, scores, out);
 }
 
 void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta) {

@@ -59,14 +59,14 @@ float dot_f32(const float *a, const float *b, int64_t n);
 // Attention of query heads [h0, h0 + n_heads) of one token: for each head
 // h, out_h = sum_p softmax_p(scale * q_h . k_p) v_p over n_pos positions,
 // where k_p, v_p belong to KV head h / group (grouped-query attention).
-// KV head j's key at position p is k + j * head_stride + p * head_dim (the
-// KV cache's layout), v likewise. q and out hold the n_heads heads'
-// vectors, head_dim apart. `scores` has room for n_heads * n_pos floats.
-// Positions are the outer loop, heads the inner: the block's KV heads are
-// read as that many sequential streams at once.
-void attention_heads(const float *q, const float *k, const float *v, int64_t head_stride,
-                     int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
-                     float scale, float *scores, float *out);
+// KV head j's key at position p is k + j * head_stride + p * head_dim values
+// of type kv_type (F32 or F16: the KV cache's layout), v likewise. q and out
+// hold the n_heads heads' vectors, head_dim apart. `scores` has room for
+// n_heads * n_pos floats. Positions are the outer loop, heads the inner: the
+// block's KV heads are read as that many sequential streams at once.
+void attention_heads(DType kv_type, const float *q, const void *k, const void *v,
+                     int64_t head_stride, int64_t n_pos, int64_t head_dim, int64_t h0,
+                     int64_t n_heads, int64_t group, float scale, float *scores, float *out);
 
 // RoPE on `n_heads` heads of `head_dim` values at `pos`.
 // interleaved: pairs (2i, 2i+1); otherwise pairs (i, i + head_dim/2).

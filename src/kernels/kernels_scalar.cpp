@@ -155,21 +155,31 @@ float max_ref(const float *x, int64_t n) {
     return m;
 }
 
-// One head after another, as the formula reads.
-void attention_ref(const float *q, const float *k, const float *v, int64_t head_stride,
-                   int64_t n_pos, int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group,
-                   float scale, float *scores, float *out) {
+// One head after another, as the formula reads. KV values of Bytes bytes
+// each, read by Value.
+template <float (*Value)(const uint8_t *row, int64_t j), int64_t Bytes>
+void attention_ref(const float *q, const void *k, const void *v, int64_t head_stride, int64_t n_pos,
+                   int64_t head_dim, int64_t h0, int64_t n_heads, int64_t group, float scale,
+                   float *scores, float *out) {
+    const auto *kb = static_cast<const uint8_t *>(k), *vb = static_cast<const uint8_t *>(v);
     for (int64_t i = 0; i < n_heads; ++i) {
         const int64_t off = (h0 + i) / group * head_stride;
         const float *qh = q + i * head_dim;
         float *s = scores + i * n_pos, *o = out + i * head_dim;
-        for (int64_t p = 0; p < n_pos; ++p)
-            s[p] = dot_ref(qh, k + off + p * head_dim, head_dim) * scale;
+        for (int64_t p = 0; p < n_pos; ++p) {
+            const uint8_t *kp = kb + (off + p * head_dim) * Bytes;
+            float sum = 0.0f;
+            for (int64_t j = 0; j < head_dim; ++j)
+                sum += qh[j] * Value(kp, j);
+            s[p] = sum * scale;
+        }
         softmax_ref(s, n_pos);
         std::fill_n(o, head_dim, 0.0f);
-        for (int64_t p = 0; p < n_pos; ++p)
+        for (int64_t p = 0; p < n_pos; ++p) {
+            const uint8_t *vp = vb + (off + p * head_dim) * Bytes;
             for (int64_t j = 0; j < head_dim; ++j)
-                o[j] += s[p] * v[off + p * head_dim + j];
+                o[j] += s[p] * Value(vp, j);
+        }
     }
 }
 
@@ -192,7 +202,8 @@ void fill_scalar_kernels(KernelTable &t) {
     t.add = add_ref;
     t.dot = dot_ref;
     t.max = max_ref;
-    t.attention = attention_ref;
+    t.attention_f32 = attention_ref<value_f32, 4>;
+    t.attention_f16 = attention_ref<value_f16, 2>;
 }
 
 } // namespace llm

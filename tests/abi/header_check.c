@@ -60,6 +60,7 @@ LLM_FROZEN(llm_chat_message_size, sizeof(llm_chat_message) == 16); /* used in ar
 
 LLM_FIELD(llm_context_params, n_ctx, 4);
 LLM_FIELD(llm_context_params, n_threads, 8);
+LLM_FIELD(llm_context_params, kv_type, 12);
 
 LLM_FIELD(llm_sampler_params, temperature, 4);
 LLM_FIELD(llm_sampler_params, top_p, 8);

@@ -363,6 +363,13 @@ TEST_CASE("params structs: NULL means defaults, shorter (older) structs keep def
     CHECK(llm_context_n_ctx(ctx) == 16);
     llm_context_free(ctx);
 
+    // Context params of 1.0 (no kv_type): an fp32 cache, whatever follows.
+    cp = llm_context_default_params();
+    cp.struct_size = offsetof(llm_context_params, kv_type);
+    cp.kv_type = 77; // outside struct_size: never read
+    REQUIRE(llm_context_new(f.m, &cp, &ctx) == LLM_OK);
+    llm_context_free(ctx);
+
     // Generate params holding only struct_size: all defaults.
     llm_generate_params gp = llm_generate_default_params();
     gp.struct_size = sizeof(uint32_t);
@@ -407,6 +414,12 @@ TEST_CASE("bad parameter values are INVALID_ARGUMENT or BAD_DIMENSIONS", "[misus
     cp = llm_context_default_params();
     cp.n_threads = -1;
     CHECK_FAILS(llm_context_new(f.m, &cp, &ctx), LLM_ERR_INVALID_ARGUMENT);
+    for (int32_t bad : {-1, 2, 1000}) {
+        cp = llm_context_default_params();
+        cp.kv_type = bad;
+        CHECK_FAILS(llm_context_new(f.m, &cp, &ctx), LLM_ERR_INVALID_ARGUMENT);
+        CHECK_THAT(std::string(llm_last_error()), Catch::Contains("kv_type"));
+    }
 
     const float nan = std::numeric_limits<float>::quiet_NaN();
     llm_sampler *s = nullptr;

@@ -2,6 +2,8 @@
 // greedy ids, logits), chat formatting, and broken folders.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include "support/api_helpers.h"
@@ -93,6 +95,32 @@ TEST_CASE("qwen2-tiny with weights widened to f32 gives the same logits", "[hf]"
     REQUIRE(llm_forward(a.get(), prompt.data(), prompt.size()) == LLM_OK);
     REQUIRE(llm_forward(b.get(), prompt.data(), prompt.size()) == LLM_OK);
     CHECK(max_abs_diff(llm_context_logits(a.get()), llm_context_logits(b.get()), 151936) < 1e-4f);
+}
+
+TEST_CASE("qwen2-tiny with an fp16 KV cache stays near the fp32 cache", "[hf]") {
+    // Along p1_english's prompt and golden continuation, one token at a
+    // time: the rounding of keys and values to fp16 moves the logits a
+    // little, and the same tokens stay on top.
+    auto model = load_model(qwen2_tiny());
+    auto g = read_json(shared_path("golden/qwen2-tiny/p1_english.json"));
+    std::vector<llm_token> tokens = g["prompt_token_ids"].get<std::vector<llm_token>>();
+    const auto generated = g["generated_token_ids"].get<std::vector<llm_token>>();
+    tokens.insert(tokens.end(), generated.begin(), generated.end());
+    const int32_t n = static_cast<int32_t>(tokens.size());
+    auto f32 = new_context(model.get(), n), f16 = new_context(model.get(), n, 1, LLM_KV_F16);
+    float worst = 0.0f;
+    int same_top = 0;
+    for (llm_token t : tokens) {
+        REQUIRE(llm_forward(f32.get(), &t, 1) == LLM_OK);
+        REQUIRE(llm_forward(f16.get(), &t, 1) == LLM_OK);
+        const float *a = llm_context_logits(f32.get()), *b = llm_context_logits(f16.get());
+        worst = std::max(worst, max_abs_diff(a, b, 151936));
+        same_top += std::max_element(a, a + 151936) - a == std::max_element(b, b + 151936) - b;
+    }
+    WARN("qwen2-tiny, fp16 KV cache: max |logit - fp32-cache logit| = "
+         << worst << " over " << n << " positions; same top token at " << same_top);
+    CHECK(worst < 0.1f);
+    CHECK(same_top == n);
 }
 
 TEST_CASE("qwen2-tiny chat: llm_chat_format rebuilds p3_chat's prompt", "[golden][hf][chat]") {

@@ -1,4 +1,5 @@
-// Weights converted at load (bf16, f16, Q8_0) against fp32 on stories260K.
+// Weights converted at load (bf16, f16, Q8_0), and an fp16 KV cache,
+// against fp32 on stories260K.
 //
 // stories260K's greedy path has near-ties: along run.c's output the fp32
 // top-1 logit leads by only 0.0009 at one step of pigs_punct and 0.004 at
@@ -33,8 +34,9 @@ struct PathStats {
     float max_missed_margin = 0.0f; // fp32's top-1 lead where the model picked otherwise
 };
 
-// Runs `model` and `f32` side by side along run.c's greedy output.
-PathStats along_golden_paths(const llm_model *model, const llm_model *f32) {
+// Runs `model` (with a KV cache of kv_type) and `f32` side by side along
+// run.c's greedy output.
+PathStats along_golden_paths(const llm_model *model, int32_t kv_type, const llm_model *f32) {
     PathStats s;
     const size_t vocab = static_cast<size_t>(llm_model_n_vocab(f32));
     for (const char *name : kPrompts) {
@@ -42,7 +44,7 @@ PathStats along_golden_paths(const llm_model *model, const llm_model *f32) {
             read_json(shared_path(std::string("golden/llama2c/stories260K_") + name + ".json"));
         auto prompt = g["prompt_token_ids"].get<std::vector<int>>();
         auto gen = g["generated_token_ids"].get<std::vector<int>>();
-        auto cm = new_context(model), cf = new_context(f32);
+        auto cm = new_context(model, 0, 1, kv_type), cf = new_context(f32);
         REQUIRE(llm_forward(cm.get(), prompt.data(), prompt.size()) == LLM_OK);
         REQUIRE(llm_forward(cf.get(), prompt.data(), prompt.size()) == LLM_OK);
         for (size_t i = 0; i < std::min(kSteps, gen.size()); ++i) {
@@ -65,11 +67,10 @@ PathStats along_golden_paths(const llm_model *model, const llm_model *f32) {
     return s;
 }
 
-void check_weight_type(int32_t type, const char *label, float max_diff, float tie, int max_misses) {
+void check_paths(const llm_model *model, int32_t kv_type, const char *label, float max_diff,
+                 float tie, int max_misses) {
     auto f32 = load_stories260k(LLM_WEIGHTS_F32);
-    auto model = load_stories260k(type);
-    REQUIRE(llm_model_weight_type(model.get()) == type);
-    const PathStats s = along_golden_paths(model.get(), f32.get());
+    const PathStats s = along_golden_paths(model, kv_type, f32.get());
     WARN("stories260K " << label << ": max |logit - fp32 logit| = " << s.max_logit_diff << "; "
                         << s.misses << " of " << s.steps
                         << " teacher-forced steps pick another token, where fp32 leads by at "
@@ -79,6 +80,12 @@ void check_weight_type(int32_t type, const char *label, float max_diff, float ti
     CHECK(s.max_logit_diff < max_diff);
     CHECK(s.max_missed_margin < tie);
     CHECK(s.misses <= max_misses);
+}
+
+void check_weight_type(int32_t type, const char *label, float max_diff, float tie, int max_misses) {
+    auto model = load_stories260k(type);
+    REQUIRE(llm_model_weight_type(model.get()) == type);
+    check_paths(model.get(), LLM_KV_F32, label, max_diff, tie, max_misses);
 }
 
 } // namespace
@@ -93,6 +100,11 @@ TEST_CASE("bf16 weights pick run.c's tokens except at near-ties", "[golden][quan
 
 TEST_CASE("f16 weights pick run.c's tokens except at near-ties", "[golden][quant]") {
     check_weight_type(LLM_WEIGHTS_F16, "f16", 0.05f, 0.02f, 3);
+}
+
+TEST_CASE("an fp16 KV cache picks run.c's tokens except at near-ties", "[golden][quant]") {
+    auto model = load_stories260k(LLM_WEIGHTS_F32);
+    check_paths(model.get(), LLM_KV_F16, "fp32 weights, fp16 KV cache", 0.05f, 0.01f, 3);
 }
 
 TEST_CASE("Q8_0 greedy text equals run.c's up to the first near-tie", "[golden][quant]") {

@@ -324,48 +324,61 @@ TEST_CASE("exp-based kernels hold at the extremes", "[kernels]") {
 TEST_CASE("attention_heads matches a double reference", "[kernels]") {
     // 6 query heads over 6 / group KV heads, laid out as the KV cache is
     // ([kv head][position][head_dim], heads head_stride apart); blocks of
-    // heads that start and end inside a group, and lone heads.
+    // heads that start and end inside a group, and lone heads. Keys and
+    // values in fp32 and in fp16 (the reference reads the fp16 values).
     const int64_t n_heads_all = 6;
     const int64_t blocks[][2] = {{0, 6}, {1, 4}, {5, 1}, {2, 3}};
-    for (int64_t group : {1, 2, 3, 6})
-        for (int64_t hd : {8, 64, 72})
-            for (int64_t n_pos : {1, 3, 17, 200})
-                for (const auto &b : blocks) {
-                    const int64_t h0 = b[0], nh = b[1];
-                    const int64_t head_stride = n_pos * hd + 5; // room for more positions
-                    const auto n_kv = static_cast<size_t>(n_heads_all / group * head_stride);
-                    auto q = random_floats(static_cast<size_t>(nh * hd), 41, -2.0f, 2.0f);
-                    auto k = random_floats(n_kv, 42, -2.0f, 2.0f);
-                    auto v = random_floats(n_kv, 43);
-                    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-                    std::vector<float> scores(static_cast<size_t>(nh * n_pos)),
-                        out(static_cast<size_t>(nh * hd));
-                    attention_heads(q.data(), k.data(), v.data(), head_stride, n_pos, hd, h0, nh,
-                                    group, scale, scores.data(), out.data());
-                    for (int64_t h = 0; h < nh; ++h) {
-                        const int64_t off = (h0 + h) / group * head_stride;
-                        std::vector<double> s(static_cast<size_t>(n_pos));
-                        double mx = -1e300, total = 0;
-                        for (int64_t p = 0; p < n_pos; ++p) {
-                            double d = 0;
-                            for (int64_t i = 0; i < hd; ++i)
-                                d += double(q[h * hd + i]) * k[off + p * hd + i];
-                            s[p] = d * scale;
-                            mx = std::max(mx, s[p]);
-                        }
-                        for (double &e : s)
-                            total += (e = std::exp(e - mx));
-                        for (int64_t i = 0; i < hd; ++i) {
-                            double o = 0;
-                            for (int64_t p = 0; p < n_pos; ++p)
-                                o += s[p] / total * v[off + p * hd + i];
-                            INFO("group=" << group << " hd=" << hd << " n_pos=" << n_pos
-                                          << " heads " << h0 << "+" << nh << " head " << h
-                                          << " i=" << i);
-                            CHECK(out[h * hd + i] == Approx(o).margin(1e-5));
+    for (DType kv_type : {DType::F32, DType::F16})
+        for (int64_t group : {1, 2, 3, 6})
+            for (int64_t hd : {8, 64, 72})
+                for (int64_t n_pos : {1, 3, 17, 200})
+                    for (const auto &b : blocks) {
+                        const int64_t h0 = b[0], nh = b[1];
+                        const int64_t head_stride = n_pos * hd + 5; // room for more positions
+                        const auto n_kv = static_cast<size_t>(n_heads_all / group * head_stride);
+                        auto q = random_floats(static_cast<size_t>(nh * hd), 41, -2.0f, 2.0f);
+                        auto k = random_floats(n_kv, 42, -2.0f, 2.0f);
+                        auto v = random_floats(n_kv, 43);
+                        std::vector<uint16_t> k16(n_kv), v16(n_kv);
+                        if (kv_type == DType::F16)
+                            for (size_t i = 0; i < n_kv; ++i) {
+                                k16[i] = f32_to_f16(k[i]);
+                                v16[i] = f32_to_f16(v[i]);
+                                k[i] = f16_to_f32(k16[i]);
+                                v[i] = f16_to_f32(v16[i]);
+                            }
+                        const void *kp = k.data(), *vp = v.data();
+                        if (kv_type == DType::F16) kp = k16.data(), vp = v16.data();
+                        const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+                        std::vector<float> scores(static_cast<size_t>(nh * n_pos)),
+                            out(static_cast<size_t>(nh * hd));
+                        attention_heads(kv_type, q.data(), kp, vp, head_stride, n_pos, hd, h0, nh,
+                                        group, scale, scores.data(), out.data());
+                        for (int64_t h = 0; h < nh; ++h) {
+                            const int64_t off = (h0 + h) / group * head_stride;
+                            std::vector<double> s(static_cast<size_t>(n_pos));
+                            double mx = -1e300, total = 0;
+                            for (int64_t p = 0; p < n_pos; ++p) {
+                                double d = 0;
+                                for (int64_t i = 0; i < hd; ++i)
+                                    d += double(q[h * hd + i]) * k[off + p * hd + i];
+                                s[p] = d * scale;
+                                mx = std::max(mx, s[p]);
+                            }
+                            for (double &e : s)
+                                total += (e = std::exp(e - mx));
+                            for (int64_t i = 0; i < hd; ++i) {
+                                double o = 0;
+                                for (int64_t p = 0; p < n_pos; ++p)
+                                    o += s[p] / total * v[off + p * hd + i];
+                                INFO(dtype_name(kv_type)
+                                     << " group=" << group << " hd=" << hd << " n_pos=" << n_pos
+                                     << " heads " << h0 << "+" << nh << " head " << h
+                                     << " i=" << i);
+                                CHECK(out[h * hd + i] == Approx(o).margin(1e-5));
+                            }
                         }
                     }
-                }
 }
 
 TEST_CASE("thread pool covers every index once, awake or asleep", "[kernels][threads]") {

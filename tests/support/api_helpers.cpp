@@ -24,10 +24,11 @@ ModelPtr load_stories260k(int32_t weight_type) {
     return load_model(shared_path("models/stories260K.bin"), tok.c_str(), weight_type);
 }
 
-ContextPtr new_context(const llm_model *m, int32_t n_ctx, int32_t n_threads) {
+ContextPtr new_context(const llm_model *m, int32_t n_ctx, int32_t n_threads, int32_t kv_type) {
     llm_context_params p = llm_context_default_params();
     p.n_ctx = n_ctx;
     p.n_threads = n_threads;
+    p.kv_type = kv_type;
     llm_context *c = nullptr;
     INFO(llm_last_error());
     REQUIRE(llm_context_new(m, &p, &c) == LLM_OK);

@@ -27,7 +27,8 @@ ModelPtr load_model(const std::string &path, const char *tokenizer = nullptr,
                     int32_t weight_type = LLM_WEIGHTS_AUTO);
 // The stories260K checkpoint with tok512.
 ModelPtr load_stories260k(int32_t weight_type = LLM_WEIGHTS_AUTO);
-ContextPtr new_context(const llm_model *m, int32_t n_ctx = 0, int32_t n_threads = 1);
+ContextPtr new_context(const llm_model *m, int32_t n_ctx = 0, int32_t n_threads = 1,
+                       int32_t kv_type = LLM_KV_F32);
 SamplerPtr greedy_sampler();
 std::vector<llm_token> tokenize(const llm_model *m, const std::string &text,
                                 int32_t flags = LLM_TOKENIZE_ADD_SPECIAL);

@@ -12,6 +12,15 @@ namespace Llm
         Q8_0 = LlmNative.LLM_WEIGHTS_Q8_0,
     }
 
+    /// <summary>How a session's KV cache stores keys and values (LLM_KV_*).</summary>
+    public enum KVType
+    {
+        /// <summary>Exact (the default).</summary>
+        F32 = LlmNative.LLM_KV_F32,
+        /// <summary>Half the memory; keys and values rounded to fp16.</summary>
+        F16 = LlmNative.LLM_KV_F16,
+    }
+
     /// <summary>Options for <see cref="Model.Load"/>.</summary>
     public sealed class ModelOptions
     {
@@ -33,6 +42,8 @@ namespace Llm
         public int ContextSize { get; set; }
         /// <summary>Compute threads; 0 = one per physical core.</summary>
         public int Threads { get; set; }
+        /// <summary>The KV cache's value type; F16 halves its memory.</summary>
+        public KVType KVType { get; set; }
     }
 
     /// <summary>Sampling and stopping settings of one generation. A new

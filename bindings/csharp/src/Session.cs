@@ -75,6 +75,7 @@ namespace Llm
             {
                 p.n_ctx = options.ContextSize;
                 p.n_threads = options.Threads;
+                p.kv_type = (int)options.KVType;
                 int status = LlmNative.llm_context_new(modelHandle, p, out handle);
                 if (status != LlmNative.LLM_OK)
                 {

@@ -85,6 +85,22 @@ namespace Llm.Tests
         }
 
         [Test]
+        public void FP16KVCache()
+        {
+            using (Model m = LoadStories())
+            {
+                using (Session s = m.CreateSession(new SessionOptions { KVType = KVType.F16 }))
+                {
+                    GenerationResult r = s.Generate(golden.Prompt, GenerateOptions.Greedy(30));
+                    CollectionAssert.AreEqual(golden.GeneratedIds.Take(30).ToArray(), r.Tokens);
+                }
+                var e = Assert.Throws<LlmException>(
+                    () => m.CreateSession(new SessionOptions { KVType = (KVType)9 }));
+                Assert.AreEqual(Status.InvalidArgument, e.Status);
+            }
+        }
+
+        [Test]
         public void GreedyMatchesGolden()
         {
             using (Model m = LoadStories())

@@ -70,6 +70,17 @@ describe(module, function()
         assert.are.equal(#g.prompt_token_ids + #g.generated_token_ids, s:position())
     end)
 
+    it("runs with an fp16 KV cache, and refuses an unknown cache type", function()
+        local s = assert(model:session({ kv_type = llm.kv.F16 }))
+        local r = assert(s:generate(g.prompt, { temperature = 0, max_tokens = 30 }))
+        assert.are.same(slice(g.generated_token_ids, 1, 30), r.tokens)
+        s:close()
+        local none, msg, status = model:session({ kv_type = 9 })
+        assert.is_nil(none)
+        assert.are.equal(llm.status.INVALID_ARGUMENT, status)
+        assert.truthy(msg:find("kv_type", 1, true))
+    end)
+
     it("stops at the end of generation, or feeds it back", function()
         local p = golden("pigs_punct") -- run.c stopped at a sampled BOS
         local s = session()

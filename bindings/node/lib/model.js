@@ -121,13 +121,18 @@ class Model {
 
   /**
    * A new session. contextLength: positions to hold (default: the model's
-   * maximum); threads: compute threads (default: the physical cores).
+   * maximum); threads: compute threads (default: the physical cores);
+   * kvType: 'f32' (default) or 'f16' (a KV cache of half the memory, keys
+   * and values rounded to fp16).
    */
   createSession(options) {
     const o = opt.optionsObject(options, 'options');
     const contextLength = opt.integer(o.contextLength, 'contextLength', 0, opt.INT32_MAX, 0);
     const threads = opt.integer(o.threads, 'threads', 0, opt.INT32_MAX, 0);
-    return new Session(kInternal, this, this.#live().createSession(contextLength, threads));
+    const kvType = binding.kvTypes[o.kvType === undefined ? 'f32' : o.kvType];
+    if (typeof kvType !== 'number')
+      throw invalidArgument(`kvType must be one of ${Object.keys(binding.kvTypes).join(', ')}`);
+    return new Session(kInternal, this, this.#live().createSession(contextLength, threads, kvType));
   }
 
   /**
@@ -138,7 +143,7 @@ class Model {
   async chat(messages, options) {
     const o = opt.optionsObject(options, 'options');
     const prompt = this.formatChat(messages, { addAssistant: true });
-    const session = this.createSession({ contextLength: o.contextLength, threads: o.threads });
+    const session = this.createSession({ contextLength: o.contextLength, threads: o.threads, kvType: o.kvType });
     try {
       return await session.complete(prompt, { ...o, addSpecial: true, parseSpecial: true });
     } finally {

@@ -48,6 +48,13 @@ Napi::Object WeightTypeTable(Napi::Env env) {
     return w;
 }
 
+Napi::Object KvTypeTable(Napi::Env env) {
+    Napi::Object k = Napi::Object::New(env);
+    k.Set("f32", LLM_KV_F32);
+    k.Set("f16", LLM_KV_F16);
+    return k;
+}
+
 Napi::Value StatusString(const Napi::CallbackInfo &info) {
     return Napi::String::New(info.Env(), llm_status_str(Int32Arg(info, 0)));
 }
@@ -79,6 +86,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
     exports.Set("headerVersion", LLM_VERSION_STRING);
     exports.Set("status", StatusTable(env));
     exports.Set("weightTypes", WeightTypeTable(env));
+    exports.Set("kvTypes", KvTypeTable(env));
     exports.Set("TOKENIZE_ADD_SPECIAL", LLM_TOKENIZE_ADD_SPECIAL);
     exports.Set("TOKENIZE_PARSE_SPECIAL", LLM_TOKENIZE_PARSE_SPECIAL);
     exports.Set("DETOKENIZE_RENDER_SPECIAL", LLM_DETOKENIZE_RENDER_SPECIAL);

@@ -146,13 +146,14 @@ Napi::Value ModelWrap::IsSpecial(const Napi::CallbackInfo &info) {
     return Napi::Boolean::New(info.Env(), llm_token_is_special(m, Int32Arg(info, 0)) != 0);
 }
 
-// createSession(contextLength: number, threads: number): NativeSession
+// createSession(contextLength: number, threads: number, kvType: number): NativeSession
 Napi::Value ModelWrap::CreateSession(const Napi::CallbackInfo &info) {
     Napi::Env env = info.Env();
     llm_model *m = Get(env);
     llm_context_params params = llm_context_default_params();
     params.n_ctx = Int32Arg(info, 0);
     params.n_threads = Int32Arg(info, 1);
+    params.kv_type = Int32Arg(info, 2);
     llm_context *ctx = nullptr;
     const llm_status s = llm_context_new(m, &params, &ctx);
     if (s != LLM_OK) ThrowLast(env, s);

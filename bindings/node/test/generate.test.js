@@ -52,6 +52,15 @@ test('token-id prompts, complete(), maxTokens and continuing', async () => {
   assert.deepEqual(next.tokens, g.generated_token_ids.slice(10, 20));
 });
 
+test('an fp16 KV cache gives the golden greedy start', async () => {
+  const model = await loadStories();
+  const g = storiesGoldens()[1];
+  const session = model.createSession({ kvType: 'f16' });
+  const generation = session.generate(g.prompt, { ...GREEDY, maxTokens: 30 });
+  await collect(generation);
+  assert.deepEqual(generation.tokens, g.generated_token_ids.slice(0, 30));
+});
+
 test('seeded sampling repeats for a seed and differs between seeds', async () => {
   const model = await loadStories();
   const run = (seed) => model.createSession().complete('Once upon a time', { temperature: 1, maxTokens: 60, seed });

@@ -112,6 +112,7 @@ test('bad arguments are LlmErrors with INVALID_ARGUMENT', async () => {
   assert.throws(() => model.detokenize([model.vocabSize]), isCode(Status.TOKEN_OUT_OF_RANGE));
   assert.throws(() => model.createSession({ contextLength: model.contextLength + 1 }), isCode(Status.BAD_DIMENSIONS));
   assert.throws(() => model.createSession({ threads: -1 }), isCode(Status.INVALID_ARGUMENT));
+  assert.throws(() => model.createSession({ kvType: 'bf16' }), isCode(Status.INVALID_ARGUMENT));
   assert.throws(() => new Model(), isCode(Status.INVALID_ARGUMENT));
 });
 

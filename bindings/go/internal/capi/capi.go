@@ -145,6 +145,8 @@ extern void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(uintptr_t a
 extern swig_intgo _wrap_llm_context_params_n_ctx_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_n_threads_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_context_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_context_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_context_default_params_capi_e77416aff6f95981(void);
@@ -330,9 +332,9 @@ func swigStatusError(pair string) error {
 }
 
 const LLM_VERSION_MAJOR int = 1
-const LLM_VERSION_MINOR int = 0
+const LLM_VERSION_MINOR int = 1
 const LLM_VERSION_PATCH int = 0
-const LLM_VERSION_STRING string = "1.0.0"
+const LLM_VERSION_STRING string = "1.1.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981())
@@ -846,6 +848,8 @@ func Llm_detokenizer_max_bytes(arg1 Detokenizer) (_swig_ret int64) {
 	return swig_r
 }
 
+const LLM_KV_F32 int = 0
+const LLM_KV_F16 int = 1
 type SwigcptrLlm_context_params uintptr
 
 func (p SwigcptrLlm_context_params) Swigcptr() uintptr {
@@ -894,6 +898,19 @@ func (arg1 SwigcptrLlm_context_params) GetN_threads() (_swig_ret int) {
 	return swig_r
 }
 
+func (arg1 SwigcptrLlm_context_params) SetKv_type(arg2 int) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLlm_context_params) GetKv_type() (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewLlm_context_params() (_swig_ret Llm_context_params) {
 	var swig_r Llm_context_params
 	swig_r = (Llm_context_params)(SwigcptrLlm_context_params(C._wrap_new_llm_context_params_capi_e77416aff6f95981()))
@@ -914,6 +931,8 @@ type Llm_context_params interface {
 	GetN_ctx() (_swig_ret int)
 	SetN_threads(arg2 int)
 	GetN_threads() (_swig_ret int)
+	SetKv_type(arg2 int)
+	GetKv_type() (_swig_ret int)
 }
 
 func Llm_context_default_params() (_swig_ret Llm_context_params) {

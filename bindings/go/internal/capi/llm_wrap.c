@@ -260,7 +260,7 @@ intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+0*100+0));
+  result = (int)((1*10000+1*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -1130,6 +1130,31 @@ intgo _wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(struct llm_co
   arg1 = *(struct llm_context_params **)&_swig_go_0; 
   
   result = (int32_t) ((arg1)->n_threads);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+  struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
+  int32_t arg2 ;
+  
+  arg1 = *(struct llm_context_params **)&_swig_go_0; 
+  arg2 = (int32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->kv_type = arg2;
+  
+}
+
+
+intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+  struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct llm_context_params **)&_swig_go_0; 
+  
+  result = (int32_t) ((arg1)->kv_type);
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -9,7 +9,7 @@ async function main(): Promise<string> {
   const facts: number = model.vocabSize + model.contextLength + model.layerCount + piece.length;
   const bos: number | null = model.bos;
 
-  const session: Session = model.createSession({ contextLength: 256, threads: 1 });
+  const session: Session = model.createSession({ contextLength: 256, threads: 1, kvType: 'f16' });
   const controller = new AbortController();
   const generation: Generation = session.generate(text, {
     maxTokens: 20,
