@@ -63,7 +63,7 @@ struct Options {
         "  --probe-mb N    size of the bandwidth probe's buffer in MiB (default 1024)\n"
         "  --seed N        weights and prompt ids (default 1)\n"
         "  --json          one JSON object on stdout\n"
-        "LLM_SIMD=scalar|avx2|avx512|avx512vnni|neon forces a lower SIMD level.\n");
+        "LLM_SIMD=scalar|avx2|avx512|avx512vnni|amx|neon forces a lower SIMD level.\n");
     std::exit(2);
 }
 

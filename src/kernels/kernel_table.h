@@ -50,6 +50,17 @@ struct KernelTable {
     void (*gemm_f32)(const float *w, int64_t ldw, int64_t n_rows, const float *xt, int64_t ldxt,
                      int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
 
+    // Batched bf16 weights on AMX tiles (kernels_amx.cpp; null elsewhere),
+    // for cols % 32 == 0. pack_act_bf16x3 splits the fp32 activations
+    // (n_tokens x cols, row-major) into three bf16 parts in the tiles'
+    // layout, act_bf16x3_elems(n_tokens, cols) values; gemm_bf16x3 then
+    // computes y[t * ldy + r] = W[r] . x[t] for r < n_rows, t < n_tokens,
+    // from bf16 rows `stride` bytes apart.
+    void (*pack_act_bf16x3)(const float *x, int64_t n_tokens, int64_t cols,
+                            uint16_t *out) = nullptr;
+    void (*gemm_bf16x3)(const uint8_t *w, size_t stride, int64_t n_rows, const uint16_t *xb,
+                        int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
+
     // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,
     // q = round-half-even(x / scale).
     void (*quantize_act_q8)(const float *x, BlockQ8Act *out, int64_t n) = nullptr;
@@ -69,6 +80,12 @@ struct KernelTable {
     AttentionFn attention_f16 = nullptr;
 };
 
+// Size of pack_act_bf16x3's output: 16-token tiles x 32-value k steps x 3
+// parts x 16 x 32 values.
+inline int64_t act_bf16x3_elems(int64_t n_tokens, int64_t cols) {
+    return (n_tokens + 15) / 16 * (cols / 32) * 3 * 512;
+}
+
 // The table of the active SIMD level (built on first use).
 const KernelTable &kernel_table();
 
@@ -78,6 +95,7 @@ void fill_scalar_kernels(KernelTable &t);
 bool fill_avx2_kernels(KernelTable &t);
 bool fill_avx512_kernels(KernelTable &t);
 bool fill_avx512vnni_kernels(KernelTable &t);
+bool fill_amx_kernels(KernelTable &t);
 bool fill_neon_kernels(KernelTable &t);
 
 } // namespace llm

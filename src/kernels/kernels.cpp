@@ -19,6 +19,9 @@ const KernelTable &kernel_table() {
         KernelTable t;
         fill_scalar_kernels(t);
         switch (active_simd_level()) {
+        case SimdLevel::Amx:
+            if (fill_amx_kernels(t)) break;
+            [[fallthrough]];
         case SimdLevel::Avx512Vnni:
             if (fill_avx512vnni_kernels(t)) break;
             [[fallthrough]];
@@ -46,6 +49,7 @@ constexpr int64_t kPackLanes = 16;
 thread_local std::vector<float> t_panel;
 thread_local std::vector<BlockQ8Act> t_xq;
 thread_local std::vector<float> t_xt;
+thread_local std::vector<uint16_t> t_xb;
 
 // n floats of `v`, starting on a 64-byte boundary: packed activations are
 // read a whole vector per cache line, and a vector straddling two lines
@@ -117,6 +121,11 @@ void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t l
     }
 }
 
+// Batched bf16 weights go to the AMX tiles where the table has them.
+bool on_tiles(const KernelTable &k, const Matrix &w) {
+    return k.gemm_bf16x3 && w.type == DType::BF16 && w.cols % 32 == 0;
+}
+
 } // namespace
 
 void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_tokens,
@@ -138,9 +147,19 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
         xq = t_xq.data();
     }
     float *xt = nullptr;
-    if (n_tokens > 1) {
-        xt = aligned_floats(t_xt, static_cast<size_t>(ldxt * cols));
-        pack_transposed(x, n_tokens, cols, xt, ldxt);
+    uint16_t *xb = nullptr;
+    int64_t grain = kPanelRows;
+    for (int i = 0; i < count && n_tokens > 1; ++i) {
+        if (!on_tiles(k, *outs[i].w) && !xt) {
+            xt = aligned_floats(t_xt, static_cast<size_t>(ldxt * cols));
+            pack_transposed(x, n_tokens, cols, xt, ldxt);
+        } else if (on_tiles(k, *outs[i].w) && !xb) {
+            t_xb.resize(static_cast<size_t>(act_bf16x3_elems(n_tokens, cols) + 32));
+            const uintptr_t p = reinterpret_cast<uintptr_t>(t_xb.data());
+            xb = reinterpret_cast<uint16_t *>((p + 63) / 64 * 64);
+            k.pack_act_bf16x3(x, n_tokens, cols, xb);
+            grain = 32; // whole pairs of 16-row tiles
+        }
     }
     // [begin, end) of the concatenated rows of all matrices, one piece per
     // matrix it overlaps.
@@ -153,6 +172,9 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
             if (r0 < r1) {
                 if (n_tokens == 1)
                     matvec_rows(k, w, x, xq, outs[i].y, r0, r1);
+                else if (on_tiles(k, w))
+                    k.gemm_bf16x3(w.row(r0), w.row_bytes(), r1 - r0, xb, n_tokens, cols,
+                                  outs[i].y + r0, w.rows);
                 else
                     gemm_rows(k, w, xt, ldxt, n_tokens, outs[i].y, r0, r1);
             }
@@ -160,7 +182,7 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
         }
     };
     if (pool)
-        pool->parallel_for(total, kPanelRows, work);
+        pool->parallel_for(total, grain, work);
     else
         work(0, total, 0);
 }

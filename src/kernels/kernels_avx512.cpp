@@ -21,17 +21,7 @@
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) &&                      \
     defined(__AVX512DQ__) && defined(__FMA__) && defined(__F16C__) && LLM_AVX512_READY
-// GCC 12's AVX-512 headers build "undefined" vectors from themselves, which
-// its own -Wuninitialized then reports wherever they are inlined.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "kernels/avx512_intrinsics.h"
 
 #include "kernels/simd_primitives.h"
 

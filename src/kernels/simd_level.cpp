@@ -6,6 +6,10 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #define LLM_X86_CPUID 1
 #endif
 
@@ -18,6 +22,7 @@ const char *simd_level_name(SimdLevel level) {
     case SimdLevel::Avx2: return "avx2";
     case SimdLevel::Avx512: return "avx512";
     case SimdLevel::Avx512Vnni: return "avx512vnni";
+    case SimdLevel::Amx: return "amx";
     }
     return "?";
 }
@@ -31,6 +36,18 @@ unsigned long long xcr0() {
     unsigned eax, edx;
     __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
     return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+
+// Linux hands out the 8 KiB tile state only to processes that ask for it
+// (arch_prctl ARCH_REQ_XCOMP_PERM, kernel 5.16+); a tile instruction
+// without it faults. Elsewhere the tiles are not used.
+bool os_grants_amx() {
+#if defined(__linux__)
+    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
 }
 
 SimdLevel detect_x86() {
@@ -48,7 +65,10 @@ SimdLevel detect_x86() {
                         (b & (1u << 31)) && (xcr & 0xe0) == 0xe0; // F DQ BW VL + opmask/zmm state
     if (!avx512) return SimdLevel::Avx2;
     const bool vnni = c & (1u << 11);
-    return vnni ? SimdLevel::Avx512Vnni : SimdLevel::Avx512;
+    if (!vnni) return SimdLevel::Avx512;
+    const bool amx = (d & (1u << 22)) && (d & (1u << 24)) &&        // AMX-BF16, AMX-TILE
+                     (xcr & 0x60000) == 0x60000 && os_grants_amx(); // XTILECFG, XTILEDATA
+    return amx ? SimdLevel::Amx : SimdLevel::Avx512Vnni;
 }
 #endif
 
@@ -66,7 +86,7 @@ SimdLevel choose() {
     const char *env = std::getenv("LLM_SIMD");
     if (!env || !*env) return best;
     for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Neon, SimdLevel::Avx2, SimdLevel::Avx512,
-                        SimdLevel::Avx512Vnni})
+                        SimdLevel::Avx512Vnni, SimdLevel::Amx})
         if (std::strcmp(env, simd_level_name(l)) == 0 && on_this_arch(l))
             return static_cast<int>(l) < static_cast<int>(best) ? l : best;
     return best;

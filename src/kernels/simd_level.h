@@ -1,7 +1,7 @@
 // Which SIMD instruction sets the kernels may use. Picked once per process
 // from the CPU's features (cpuid on x86-64, NEON always on AArch64); the
 // environment variable LLM_SIMD can force a lower level for testing and
-// benchmarking: LLM_SIMD=scalar|avx2|avx512|avx512vnni|neon. A level the CPU
+// benchmarking: LLM_SIMD=scalar|avx2|avx512|avx512vnni|amx|neon. A level the CPU
 // lacks falls back to the best one below it; an unknown name is ignored.
 #pragma once
 
@@ -14,6 +14,7 @@ enum class SimdLevel {
     Avx2,       // AVX2 + FMA + F16C
     Avx512,     // AVX-512 F/BW/VL/DQ
     Avx512Vnni, // + AVX512-VNNI int8 dot products
+    Amx,        // + AMX tiles with bf16 (batched prefill on bf16 weights)
 };
 
 const char *simd_level_name(SimdLevel level);
