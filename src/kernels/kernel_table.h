@@ -59,7 +59,8 @@ struct KernelTable {
     void (*pack_act_bf16x3)(const float *x, int64_t n_tokens, int64_t cols,
                             uint16_t *out) = nullptr;
     void (*gemm_bf16x3)(const uint8_t *w, size_t stride, int64_t n_rows, const uint16_t *xb,
-                        int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
+                        int64_t n_tokens, int64_t cols, float *y, int64_t ldy,
+                        void *scratch) = nullptr;
 
     // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,
     // q = round-half-even(x / scale).
@@ -82,8 +83,15 @@ struct KernelTable {
 
 // Size of pack_act_bf16x3's output: 16-token tiles x 32-value k steps x 3
 // parts x 16 x 32 values.
-inline int64_t act_bf16x3_elems(int64_t n_tokens, int64_t cols) {
+static inline int64_t act_bf16x3_elems(int64_t n_tokens, int64_t cols) {
     return (n_tokens + 15) / 16 * (cols / 32) * 3 * 512;
+}
+// gemm_bf16x3's scratch, from the caller (the ISA files keep no
+// std::vector, see above): fp32 accumulators for kAmxRowBlock rows x the
+// tokens rounded up to 16, then one zero-padded 16-row tile of weights.
+constexpr int64_t kAmxRowBlock = 256;
+static inline size_t gemm_bf16x3_scratch_bytes(int64_t n_tokens, int64_t cols) {
+    return static_cast<size_t>(kAmxRowBlock * ((n_tokens + 15) / 16 * 16) * 4 + 16 * cols * 2);
 }
 
 // The table of the active SIMD level (built on first use).

@@ -50,6 +50,7 @@ thread_local std::vector<float> t_panel;
 thread_local std::vector<BlockQ8Act> t_xq;
 thread_local std::vector<float> t_xt;
 thread_local std::vector<uint16_t> t_xb;
+thread_local std::vector<float> t_tile_scratch;
 
 // n floats of `v`, starting on a 64-byte boundary: packed activations are
 // read a whole vector per cache line, and a vector straddling two lines
@@ -174,7 +175,9 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
                     matvec_rows(k, w, x, xq, outs[i].y, r0, r1);
                 else if (on_tiles(k, w))
                     k.gemm_bf16x3(w.row(r0), w.row_bytes(), r1 - r0, xb, n_tokens, cols,
-                                  outs[i].y + r0, w.rows);
+                                  outs[i].y + r0, w.rows,
+                                  aligned_floats(t_tile_scratch,
+                                                 gemm_bf16x3_scratch_bytes(n_tokens, cols) / 4));
                 else
                     gemm_rows(k, w, xt, ldxt, n_tokens, outs[i].y, r0, r1);
             }

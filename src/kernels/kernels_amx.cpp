@@ -17,13 +17,16 @@
     defined(__AVX512BW__) && defined(__linux__)
 #include "kernels/avx512_intrinsics.h"
 
-#include <algorithm>
 #include <cstring>
-#include <vector>
 
 namespace llm {
 
 namespace {
+
+// (No std::min, no std::vector: see kernel_table.h on inline functions.)
+int64_t smaller(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
 
 // One tile: 16 rows of 64 bytes (32 bf16 or 16 fp32).
 constexpr int64_t kTile = 16;
@@ -32,7 +35,7 @@ constexpr int64_t kBlockElems = kTile * kTileK;
 // Rows whose accumulators stay in memory while the k blocks stream past:
 // their weights (kRowBlock x kKBlock bf16) and the activations' k block
 // (n_tokens x kKBlock x 3 parts) then both stay in L2.
-constexpr int64_t kRowBlock = 256;
+constexpr int64_t kRowBlock = kAmxRowBlock;
 constexpr int64_t kKBlock = 1024;
 
 // The LDTILECFG operand (palette 1).
@@ -107,7 +110,7 @@ inline __m512i split_part(const float *x, int part) {
 void pack_act_bf16x3(const float *x, int64_t n_tokens, int64_t cols, uint16_t *out) {
     const int64_t ksteps = cols / kTileK;
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kTile) {
-        const int64_t nt = std::min(kTile, n_tokens - t0);
+        const int64_t nt = smaller(kTile, n_tokens - t0);
         for (int64_t ks = 0; ks < ksteps; ++ks) {
             for (int part = 0; part < 3; ++part) {
                 // Row t: token t0 + t's 16 k pairs; transposed, row p:
@@ -195,20 +198,15 @@ void store_transposed(const float *acc, int64_t ld, int64_t n_rows, int64_t n_to
     }
 }
 
-thread_local std::vector<float> t_acc;
-thread_local std::vector<uint8_t> t_pad;
-
 // Rows [0, n_out) of y from a block of nr rows (a multiple of 16, at most
 // kRowBlock): the k blocks run outermost so that the block's weights and
 // the activations of one k block stay in cache across all its tile passes.
 void gemm_block(const uint8_t *w, size_t stride, int64_t nr, int64_t n_out, const uint16_t *xb,
-                int64_t n_tokens, int64_t ksteps, float *y, int64_t ldy) {
+                int64_t n_tokens, int64_t ksteps, float *y, int64_t ldy, float *acc) {
     const int64_t tiles = (n_tokens + kTile - 1) / kTile;
     const int64_t ld = tiles * kTile;
-    t_acc.resize(static_cast<size_t>(kRowBlock * ld));
-    float *acc = t_acc.data();
     for (int64_t k0 = 0; k0 < ksteps; k0 += kKBlock / kTileK) {
-        const int64_t k1 = std::min(ksteps, k0 + kKBlock / kTileK);
+        const int64_t k1 = smaller(ksteps, k0 + kKBlock / kTileK);
         int64_t r = 0;
         for (; r + 2 * kTile <= nr; r += 2 * kTile)
             tile_row_pass<2>(w + r * stride, stride, xb, tiles, ksteps, k0, k1, acc + r * ld, ld,
@@ -222,22 +220,24 @@ void gemm_block(const uint8_t *w, size_t stride, int64_t nr, int64_t n_out, cons
 
 // y[t * ldy + r] = W[r] . x[t] for r < n_rows, t < n_tokens; xb from
 // pack_act_bf16x3, w bf16 rows `stride` bytes apart, cols % 32 == 0.
+// scratch: gemm_bf16x3_scratch_bytes(n_tokens, cols), 64-byte aligned.
 void gemm_bf16x3(const uint8_t *w, size_t stride, int64_t n_rows, const uint16_t *xb,
-                 int64_t n_tokens, int64_t cols, float *y, int64_t ldy) {
+                 int64_t n_tokens, int64_t cols, float *y, int64_t ldy, void *scratch) {
     const int64_t ksteps = cols / kTileK;
     const int64_t full = n_rows / kTile * kTile;
+    float *acc = static_cast<float *>(scratch);
     configure_tiles();
     for (int64_t r0 = 0; r0 < full; r0 += kRowBlock) {
-        const int64_t nr = std::min(kRowBlock, full - r0);
-        gemm_block(w + r0 * stride, stride, nr, nr, xb, n_tokens, ksteps, y + r0, ldy);
+        const int64_t nr = smaller(kRowBlock, full - r0);
+        gemm_block(w + r0 * stride, stride, nr, nr, xb, n_tokens, ksteps, y + r0, ldy, acc);
     }
-    if (full < n_rows) { // the last rows, as a zero-padded tile
+    if (full < n_rows) { // the last rows, as a zero-padded tile after acc
         const size_t row_bytes = static_cast<size_t>(cols) * 2;
-        t_pad.assign(kTile * row_bytes, 0);
+        uint8_t *pad = reinterpret_cast<uint8_t *>(acc + kRowBlock * ((n_tokens + 15) / 16 * 16));
+        std::memset(pad, 0, kTile * row_bytes);
         for (int64_t r = full; r < n_rows; ++r)
-            std::memcpy(t_pad.data() + (r - full) * row_bytes, w + r * stride, row_bytes);
-        gemm_block(t_pad.data(), row_bytes, kTile, n_rows - full, xb, n_tokens, ksteps, y + full,
-                   ldy);
+            std::memcpy(pad + (r - full) * row_bytes, w + r * stride, row_bytes);
+        gemm_block(pad, row_bytes, kTile, n_rows - full, xb, n_tokens, ksteps, y + full, ldy, acc);
     }
     _tile_release();
 }
