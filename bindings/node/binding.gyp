@@ -19,18 +19,66 @@
       "VCCLCompilerTool": {"ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17", "/utf-8"]}
     }
   },
+  "conditions": [
+    ['target_arch=="x64" and OS!="win"', {
+      "targets": [
+        {
+          "target_name": "llm_kernels_avx2",
+          "type": "static_library",
+          "sources": ["<!(node scripts/engine.js isa-source kernels_avx2.cpp)"],
+          "include_dirs": ["<(engine_dir)/src"],
+          "defines": ["LLM_STATIC", "LLM_BUILDING"],
+          "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_avx2.cpp)"]
+        },
+        {
+          "target_name": "llm_kernels_avx512",
+          "type": "static_library",
+          "sources": ["<!(node scripts/engine.js isa-source kernels_avx512.cpp)"],
+          "include_dirs": ["<(engine_dir)/src"],
+          "defines": ["LLM_STATIC", "LLM_BUILDING"],
+          "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_avx512.cpp)"]
+        },
+        {
+          "target_name": "llm_kernels_avx512vnni",
+          "type": "static_library",
+          "sources": ["<!(node scripts/engine.js isa-source kernels_avx512vnni.cpp)"],
+          "include_dirs": ["<(engine_dir)/src"],
+          "defines": ["LLM_STATIC", "LLM_BUILDING"],
+          "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_avx512vnni.cpp)"]
+        },
+        {
+          "target_name": "llm_kernels_amx",
+          "type": "static_library",
+          "sources": ["<!(node scripts/engine.js isa-source kernels_amx.cpp)"],
+          "include_dirs": ["<(engine_dir)/src"],
+          "defines": ["LLM_STATIC", "LLM_BUILDING"],
+          "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_amx.cpp)"]
+        }
+      ]
+    }]
+  ],
   "targets": [
     {
       "target_name": "llm_engine",
       "type": "static_library",
-      "sources": ["<!@(node scripts/engine.js sources)"],
       "include_dirs": ["<(engine_dir)/include", "<(engine_dir)/src"],
       "defines": ["LLM_STATIC", "LLM_BUILDING"],
       "direct_dependent_settings": {
         "include_dirs": ["<(engine_dir)/include"],
         "defines": ["LLM_STATIC"]
       },
-      "link_settings": {"libraries": ["-pthread"]}
+      "link_settings": {"libraries": ["-pthread"]},
+      # On x86-64 with GCC or Clang each SIMD kernel file is its own library
+      # built with that instruction set's flags, as in CMakeLists.txt (the
+      # CPU picks a table at run time); elsewhere they build as stubs.
+      "conditions": [
+        ['target_arch=="x64" and OS!="win"', {
+          "sources": ["<!@(node scripts/engine.js portable-sources)"],
+          "dependencies": ["llm_kernels_avx2", "llm_kernels_avx512", "llm_kernels_avx512vnni", "llm_kernels_amx"]
+        }, {
+          "sources": ["<!@(node scripts/engine.js sources)"]
+        }]
+      ]
     },
     {
       "target_name": "llm_node",

@@ -3,7 +3,7 @@
 // folder is <repo>/bindings/node and the engine is <repo>/include + <repo>/src;
 // in a package made by `npm pack` they were copied to ./engine (see
 // scripts/vendor-engine.js). binding.gyp asks this script for the paths:
-//   node scripts/engine.js root|sources
+//   node scripts/engine.js root|sources|portable-sources|isa-source F|isa-flags F
 const fs = require('fs');
 const path = require('path');
 
@@ -29,6 +29,17 @@ function engineRoot() {
   );
 }
 
+// The kernel files built with their own instruction-set flags, and the
+// flags (as CMakeLists.txt gives them). Without the flags a file builds as
+// a stub whose table is never chosen.
+const isaFlags = {
+  'kernels_avx2.cpp': ['-mavx2', '-mfma', '-mf16c'],
+  'kernels_avx512.cpp': ['-mavx2', '-mfma', '-mf16c', '-mavx512f', '-mavx512bw', '-mavx512vl',
+    '-mavx512dq'],
+};
+isaFlags['kernels_avx512vnni.cpp'] = [...isaFlags['kernels_avx512.cpp'], '-mavx512vnni'];
+isaFlags['kernels_amx.cpp'] = [...isaFlags['kernels_avx512vnni.cpp'], '-mamx-tile', '-mamx-bf16'];
+
 // Every .cpp under src/, sorted, as paths relative to `from`.
 function engineSources(root, from) {
   const out = [];
@@ -50,8 +61,19 @@ if (require.main === module) {
   const what = process.argv[2];
   if (what === 'root') console.log(path.relative(packageDir, root).split(path.sep).join('/') || '.');
   else if (what === 'sources') console.log(engineSources(root, packageDir).join('\n'));
+  // The sources without the instruction-set kernel files / one such file
+  // (by name) / its flags.
+  else if (what === 'portable-sources')
+    console.log(
+      engineSources(root, packageDir)
+        .filter((f) => !(path.basename(f) in isaFlags))
+        .join('\n')
+    );
+  else if (what === 'isa-source')
+    console.log(engineSources(root, packageDir).find((f) => path.basename(f) === process.argv[3]));
+  else if (what === 'isa-flags') console.log(isaFlags[process.argv[3]].join(' '));
   else {
-    console.error('usage: node scripts/engine.js root|sources');
+    console.error('usage: node scripts/engine.js root|sources|portable-sources|isa-source F|isa-flags F');
     process.exit(2);
   }
 }
