@@ -108,6 +108,11 @@ void matvec_rows(const KernelTable &k, const Matrix &w, const float *x, const Bl
 void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t ldxt,
                int64_t n_tokens, float *y, int64_t r0, int64_t r1) {
     const int64_t cols = w.cols;
+    if (w.type == DType::F32) { // all rows in one call: the kernel blocks k across them
+        k.gemm_f32(reinterpret_cast<const float *>(w.row(r0)), cols, r1 - r0, xt, ldxt, n_tokens,
+                   cols, y + r0, w.rows);
+        return;
+    }
     for (int64_t r = r0; r < r1; r += kPanelRows) {
         const int64_t nr = std::min(kPanelRows, r1 - r);
         const float *panel;

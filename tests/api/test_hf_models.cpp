@@ -219,3 +219,19 @@ TEST_CASE("broken Hugging Face folders: clear status and message", "[hf][bad]") 
         CHECK_THAT(msg, Catch::Contains("config.json"));
     }
 }
+
+TEST_CASE("a prompt longer than one prefill chunk equals token-by-token", "[hf]") {
+    // The prompt goes through the layers in chunks of 128 tokens (and on
+    // AMX CPUs, bf16 weights through the tile kernels): 300 tokens are two
+    // whole chunks and a partial one, each attending to the ones before.
+    auto model = load_model(qwen2_tiny());
+    std::vector<llm_token> prompt(300);
+    for (size_t i = 0; i < prompt.size(); ++i)
+        prompt[i] = static_cast<llm_token>((i * 7919 + 13) % 151643);
+    auto batch = new_context(model.get(), 512, 2), one = new_context(model.get(), 512);
+    REQUIRE(llm_forward(batch.get(), prompt.data(), prompt.size()) == LLM_OK);
+    for (llm_token t : prompt)
+        REQUIRE(llm_forward(one.get(), &t, 1) == LLM_OK);
+    CHECK(max_abs_diff(llm_context_logits(one.get()), llm_context_logits(batch.get()), 151936) <
+          1e-4f);
+}
