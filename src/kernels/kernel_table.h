@@ -81,17 +81,24 @@ struct KernelTable {
     AttentionFn attention_f16 = nullptr;
 };
 
-// Size of pack_act_bf16x3's output: 16-token tiles x 32-value k steps x 3
-// parts x 16 x 32 values.
+// Tokens rounded up to whole 16-token tiles.
+static inline int64_t amx_padded_tokens(int64_t n_tokens) {
+    return (n_tokens + 15) / 16 * 16;
+}
+// Size of pack_act_bf16x3's output: padded tokens x 32-value k steps x 3
+// parts x 32 values.
 static inline int64_t act_bf16x3_elems(int64_t n_tokens, int64_t cols) {
-    return (n_tokens + 15) / 16 * (cols / 32) * 3 * 512;
+    return amx_padded_tokens(n_tokens) * (cols / 32) * 3 * 32;
 }
 // gemm_bf16x3's scratch, from the caller (the ISA files keep no
 // std::vector, see above): fp32 accumulators for kAmxRowBlock rows x the
-// tokens rounded up to 16, then one zero-padded 16-row tile of weights.
+// padded tokens, then one zero-padded 16-row tile of weights.
 constexpr int64_t kAmxRowBlock = 256;
+static inline int64_t amx_accumulator_floats(int64_t n_tokens) {
+    return kAmxRowBlock * amx_padded_tokens(n_tokens);
+}
 static inline size_t gemm_bf16x3_scratch_bytes(int64_t n_tokens, int64_t cols) {
-    return static_cast<size_t>(kAmxRowBlock * ((n_tokens + 15) / 16 * 16) * 4 + 16 * cols * 2);
+    return static_cast<size_t>(amx_accumulator_floats(n_tokens) * 4 + 16 * cols * 2);
 }
 
 // The table of the active SIMD level (built on first use).

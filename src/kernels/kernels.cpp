@@ -52,13 +52,13 @@ thread_local std::vector<float> t_xt;
 thread_local std::vector<uint16_t> t_xb;
 thread_local std::vector<float> t_tile_scratch;
 
-// n floats of `v`, starting on a 64-byte boundary: packed activations are
-// read a whole vector per cache line, and a vector straddling two lines
-// halves the GEMM's speed.
-float *aligned_floats(std::vector<float> &v, size_t n) {
-    v.resize(n + 16);
+// n values of `v`, starting on a 64-byte boundary: packed activations are
+// read a whole vector (or tile row) per cache line, and a vector straddling
+// two lines halves the GEMM's speed.
+template <typename T> T *aligned(std::vector<T> &v, size_t n) {
+    v.resize(n + 64 / sizeof(T));
     const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
-    return reinterpret_cast<float *>((p + 63) / 64 * 64);
+    return reinterpret_cast<T *>((p + 63) / 64 * 64);
 }
 
 // xt[k * ld + t] = x[t * cols + k], zero for t >= n: the GEMM kernels read
@@ -157,12 +157,10 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
     int64_t grain = kPanelRows;
     for (int i = 0; i < count && n_tokens > 1; ++i) {
         if (!on_tiles(k, *outs[i].w) && !xt) {
-            xt = aligned_floats(t_xt, static_cast<size_t>(ldxt * cols));
+            xt = aligned(t_xt, static_cast<size_t>(ldxt * cols));
             pack_transposed(x, n_tokens, cols, xt, ldxt);
         } else if (on_tiles(k, *outs[i].w) && !xb) {
-            t_xb.resize(static_cast<size_t>(act_bf16x3_elems(n_tokens, cols) + 32));
-            const uintptr_t p = reinterpret_cast<uintptr_t>(t_xb.data());
-            xb = reinterpret_cast<uint16_t *>((p + 63) / 64 * 64);
+            xb = aligned(t_xb, static_cast<size_t>(act_bf16x3_elems(n_tokens, cols)));
             k.pack_act_bf16x3(x, n_tokens, cols, xb);
             grain = 32; // whole pairs of 16-row tiles
         }
@@ -179,10 +177,10 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
                 if (n_tokens == 1)
                     matvec_rows(k, w, x, xq, outs[i].y, r0, r1);
                 else if (on_tiles(k, w))
-                    k.gemm_bf16x3(w.row(r0), w.row_bytes(), r1 - r0, xb, n_tokens, cols,
-                                  outs[i].y + r0, w.rows,
-                                  aligned_floats(t_tile_scratch,
-                                                 gemm_bf16x3_scratch_bytes(n_tokens, cols) / 4));
+                    k.gemm_bf16x3(
+                        w.row(r0), w.row_bytes(), r1 - r0, xb, n_tokens, cols, outs[i].y + r0,
+                        w.rows,
+                        aligned(t_tile_scratch, gemm_bf16x3_scratch_bytes(n_tokens, cols) / 4));
                 else
                     gemm_rows(k, w, xt, ldxt, n_tokens, outs[i].y, r0, r1);
             }

@@ -204,7 +204,7 @@ void store_transposed(const float *acc, int64_t ld, int64_t n_rows, int64_t n_to
 void gemm_block(const uint8_t *w, size_t stride, int64_t nr, int64_t n_out, const uint16_t *xb,
                 int64_t n_tokens, int64_t ksteps, float *y, int64_t ldy, float *acc) {
     const int64_t tiles = (n_tokens + kTile - 1) / kTile;
-    const int64_t ld = tiles * kTile;
+    const int64_t ld = amx_padded_tokens(n_tokens); // == tiles * kTile, acc's row length
     for (int64_t k0 = 0; k0 < ksteps; k0 += kKBlock / kTileK) {
         const int64_t k1 = smaller(ksteps, k0 + kKBlock / kTileK);
         int64_t r = 0;
@@ -233,7 +233,7 @@ void gemm_bf16x3(const uint8_t *w, size_t stride, int64_t n_rows, const uint16_t
     }
     if (full < n_rows) { // the last rows, as a zero-padded tile after acc
         const size_t row_bytes = static_cast<size_t>(cols) * 2;
-        uint8_t *pad = reinterpret_cast<uint8_t *>(acc + kRowBlock * ((n_tokens + 15) / 16 * 16));
+        uint8_t *pad = reinterpret_cast<uint8_t *>(acc + amx_accumulator_floats(n_tokens));
         std::memset(pad, 0, kTile * row_bytes);
         for (int64_t r = full; r < n_rows; ++r)
             std::memcpy(pad + (r - full) * row_bytes, w + r * stride, row_bytes);
