@@ -62,6 +62,15 @@ struct KernelTable {
                         int64_t n_tokens, int64_t cols, float *y, int64_t ldy,
                         void *scratch) = nullptr;
 
+    // Batched Q8_0 weights with int8 products (AVX-512 VNNI; null
+    // elsewhere): y[t * ldy + r] = sum over blocks b of scale_w[r][b] *
+    // scale_x[t][b] * (int8 dot product of the block), for r < n_rows,
+    // t < n_tokens, from Q8_0 rows `stride` bytes apart and activations
+    // quantized per token as quantize_act_q8 does, in the panel layout below
+    // (pack_act_q8 in kernels.cpp). The same sums as the decode kernel's.
+    void (*gemm_q8_0)(const uint8_t *w, size_t stride, int64_t n_rows, const uint8_t *xq,
+                      int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
+
     // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,
     // q = round-half-even(x / scale).
     void (*quantize_act_q8)(const float *x, BlockQ8Act *out, int64_t n) = nullptr;
@@ -99,6 +108,21 @@ static inline int64_t amx_accumulator_floats(int64_t n_tokens) {
 }
 static inline size_t gemm_bf16x3_scratch_bytes(int64_t n_tokens, int64_t cols) {
     return static_cast<size_t>(amx_accumulator_floats(n_tokens) * 4 + 16 * cols * 2);
+}
+
+// gemm_q8_0's activations: panels of 16 tokens (zeros past n_tokens), each
+// holding, per 32-value block: int32 corr[16], -128 x the sum of each
+// token's quants (the kernel multiplies weights + 128, which are unsigned,
+// by the signed quants, and corr takes the extra 128 x sum back out); float
+// scale[16]; then the quants as 8 groups of 4 values x 16 tokens, value
+// 4j + i of token t at byte 64 j + 4 t + i.
+constexpr int64_t kQ8PanelTokens = 16;
+constexpr int64_t kQ8PanelBlockBytes = 64 + 64 + 512;
+static inline int64_t act_q8_panel_bytes(int64_t cols) {
+    return cols / 32 * kQ8PanelBlockBytes;
+}
+static inline int64_t act_q8_bytes(int64_t n_tokens, int64_t cols) {
+    return (n_tokens + kQ8PanelTokens - 1) / kQ8PanelTokens * act_q8_panel_bytes(cols);
 }
 
 // The table of the active SIMD level (built on first use).

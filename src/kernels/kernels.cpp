@@ -50,6 +50,8 @@ thread_local std::vector<float> t_panel;
 thread_local std::vector<BlockQ8Act> t_xq;
 thread_local std::vector<float> t_xt;
 thread_local std::vector<uint16_t> t_xb;
+thread_local std::vector<uint8_t> t_x8;
+thread_local std::vector<BlockQ8Act> t_act_blocks;
 thread_local std::vector<float> t_tile_scratch;
 
 // n values of `v`, starting on a 64-byte boundary: packed activations are
@@ -92,6 +94,42 @@ void pack_transposed(const float *x, int64_t n, int64_t cols, float *xt, int64_t
         pool->parallel_for(cols, kBlock, pack);
     else
         pack(0, cols, 0);
+}
+
+// x (n tokens x cols) quantized per token and 32-value block, as for a
+// decode step, into gemm_q8_0's panels (kernel_table.h), a panel of 16
+// tokens per job.
+void pack_act_q8(const KernelTable &k, const float *x, int64_t n, int64_t cols, uint8_t *out,
+                 ThreadPool *pool) {
+    const int64_t nb = cols / kQ8BlockSize, panel_bytes = act_q8_panel_bytes(cols);
+    auto pack = [&](int64_t t0, int64_t t1, int) {
+        t_act_blocks.resize(static_cast<size_t>(nb));
+        BlockQ8Act *blocks = t_act_blocks.data();
+        for (int64_t p0 = t0; p0 < t1; p0 += kQ8PanelTokens) {
+            uint8_t *panel = out + p0 / kQ8PanelTokens * panel_bytes;
+            std::memset(panel, 0, static_cast<size_t>(panel_bytes));
+            for (int64_t i = 0; i < kQ8PanelTokens && p0 + i < n; ++i) {
+                k.quantize_act_q8(x + (p0 + i) * cols, blocks, cols);
+                for (int64_t b = 0; b < nb; ++b) {
+                    uint8_t *blk = panel + b * kQ8PanelBlockBytes;
+                    const BlockQ8Act &a = blocks[b];
+                    int32_t sum = 0;
+                    for (int j = 0; j < kQ8BlockSize; ++j) {
+                        blk[128 + 64 * (j / 4) + 4 * i + j % 4] = static_cast<uint8_t>(a.q[j]);
+                        sum += a.q[j];
+                    }
+                    const int32_t corr = -128 * sum;
+                    std::memcpy(blk + 4 * i, &corr, 4);
+                    std::memcpy(blk + 64 + 4 * i, &a.scale, 4);
+                }
+            }
+        }
+    };
+    const int64_t padded = (n + kQ8PanelTokens - 1) / kQ8PanelTokens * kQ8PanelTokens;
+    if (pool)
+        pool->parallel_for(padded, kQ8PanelTokens, pack);
+    else
+        pack(0, padded, 0);
 }
 
 MatvecFn matvec_for(const KernelTable &k, DType t) {
@@ -142,9 +180,14 @@ void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t l
     }
 }
 
-// Batched bf16 weights go to the AMX tiles where the table has them.
-bool on_tiles(const KernelTable &k, const Matrix &w) {
-    return k.gemm_bf16x3 && w.type == DType::BF16 && w.cols % 32 == 0;
+// How a batch meets each matrix: bf16 weights on the AMX tiles and Q8_0
+// weights in int8 where the table has those kernels, everything else as
+// fp32 GEMM over transposed activations.
+enum class BatchPath { F32, Tiles, Int8 };
+BatchPath batch_path(const KernelTable &k, const Matrix &w) {
+    if (k.gemm_bf16x3 && w.type == DType::BF16 && w.cols % 32 == 0) return BatchPath::Tiles;
+    if (k.gemm_q8_0 && w.type == DType::Q8_0) return BatchPath::Int8;
+    return BatchPath::F32;
 }
 
 } // namespace
@@ -169,15 +212,20 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
     }
     float *xt = nullptr;
     uint16_t *xb = nullptr;
+    uint8_t *x8 = nullptr;
     int64_t grain = kPanelRows;
     for (int i = 0; i < count && n_tokens > 1; ++i) {
-        if (!on_tiles(k, *outs[i].w) && !xt) {
+        const BatchPath path = batch_path(k, *outs[i].w);
+        if (path == BatchPath::F32 && !xt) {
             xt = aligned(t_xt, static_cast<size_t>(ldxt * cols));
             pack_transposed(x, n_tokens, cols, xt, ldxt, pool);
-        } else if (on_tiles(k, *outs[i].w) && !xb) {
+        } else if (path == BatchPath::Tiles && !xb) {
             xb = aligned(t_xb, static_cast<size_t>(act_bf16x3_elems(n_tokens, cols)));
             k.pack_act_bf16x3(x, n_tokens, cols, xb);
             grain = 32; // whole pairs of 16-row tiles
+        } else if (path == BatchPath::Int8 && !x8) {
+            x8 = aligned(t_x8, static_cast<size_t>(act_q8_bytes(n_tokens, cols)));
+            pack_act_q8(k, x, n_tokens, cols, x8, pool);
         }
     }
     // [begin, end) of the concatenated rows of all matrices, one piece per
@@ -189,9 +237,13 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
             const int64_t r0 = std::max(begin, base) - base;
             const int64_t r1 = std::min(end, base + w.rows) - base;
             if (r0 < r1) {
+                const BatchPath path = batch_path(k, w);
                 if (n_tokens == 1)
                     matvec_rows(k, w, x, xq, outs[i].y, r0, r1);
-                else if (on_tiles(k, w))
+                else if (path == BatchPath::Int8)
+                    k.gemm_q8_0(w.row(r0), w.row_bytes(), r1 - r0, x8, n_tokens, cols,
+                                outs[i].y + r0, w.rows);
+                else if (path == BatchPath::Tiles)
                     k.gemm_bf16x3(
                         w.row(r0), w.row_bytes(), r1 - r0, xb, n_tokens, cols, outs[i].y + r0,
                         w.rows,

@@ -22,7 +22,8 @@ struct MatmulOut {
 // n_tokens x W.rows, both fp32 row-major. n_tokens == 1 is the decode
 // matrix-vector product (Q8_0 weights then meet Q8-quantized activations);
 // larger n is batched prefill, computed as register-tiled GEMM over fp32
-// copies of small panels of W.
+// copies of small panels of W (Q8_0 on AVX-512 VNNI: int8 GEMM against
+// activations quantized per token, as in decode; bf16 on AMX: tile GEMM).
 void matmul(const Matrix &w, const float *x, int64_t n_tokens, float *y, ThreadPool *pool);
 
 // Several matrices with the same input (Q, K and V; gate and up) in one

@@ -100,9 +100,11 @@ void reference_matmul(const TestMatrix &tm, const std::vector<float> &x, int64_t
     mag.assign(y.size(), 0.0);
     for (int64_t t = 0; t < n; ++t) {
         const float *xt = &x[static_cast<size_t>(t * cols)];
-        // Decode with Q8_0 weights meets quantized activations.
+        // Q8_0 weights meet quantized activations in decode, and in a batch
+        // where the level has an int8 GEMM.
         std::vector<BlockQ8Act> xq;
-        if (n == 1 && tm.m.type == DType::Q8_0) xq = quantize_reference(xt, cols);
+        if ((n == 1 || kernel_table().gemm_q8_0) && tm.m.type == DType::Q8_0)
+            xq = quantize_reference(xt, cols);
         for (int64_t r = 0; r < rows; ++r) {
             double s = 0, m = 0;
             for (int64_t j = 0; j < cols; ++j) {
