@@ -88,27 +88,31 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     });
 
     // Causal attention: token t sees positions 0..pos0+t. Query head h reads
-    // KV head h / (n_heads / n_kv_heads) (grouped-query attention). A job is
-    // a block of one token's heads, done together so that each position's
-    // keys and values are read once (attention_heads): a lone token's heads
-    // are split evenly over the threads, a batch gives each job all heads
-    // of one token.
+    // KV head h / (n_heads / n_kv_heads) (grouped-query attention).
     const int64_t group = cfg_.n_heads / cfg_.n_kv_heads;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int64_t heads = cfg_.n_heads, n_ctx = cache_.n_ctx();
-    const int64_t block = std::min(heads, (heads * n + pool->size() - 1) / pool->size());
-    const int64_t blocks = (heads + block - 1) / block;
-    pool->parallel_for(n * blocks, 1, [&](int64_t begin, int64_t end, int thread) {
-        float *att = &scores_[static_cast<size_t>(thread * heads * n_ctx)];
-        for (int64_t job = begin; job < end; ++job) {
-            const int64_t t = job / blocks, h0 = job % blocks * block;
-            const int32_t pos = pos0 + static_cast<int32_t>(t);
-            attention_heads(cache_.type(), &q_[t * q_dim + h0 * hd], cache_.keys(layer),
-                            cache_.values(layer), cache_.head_stride(), pos + 1, hd, h0,
-                            std::min(block, heads - h0), group, scale, att,
-                            &att_out_[t * q_dim + h0 * hd]);
-        }
-    });
+    if (n > 1) {
+        // A batch: each KV head's query rows as GEMMs over blocks of the cache.
+        attention_batch(cache_.type(), q_.data(), cache_.keys(layer), cache_.values(layer),
+                        cache_.head_stride(), n, pos0, hd, heads, cfg_.n_kv_heads, scale,
+                        att_out_.data(), pool);
+    } else {
+        // One token: its heads split evenly over the threads, each block of
+        // heads done together so that each position's keys and values are
+        // read once (attention_heads).
+        const int64_t block = std::min(heads, (heads + pool->size() - 1) / pool->size());
+        const int64_t blocks = (heads + block - 1) / block;
+        pool->parallel_for(blocks, 1, [&](int64_t begin, int64_t end, int thread) {
+            float *att = &scores_[static_cast<size_t>(thread * heads * n_ctx)];
+            for (int64_t job = begin; job < end; ++job) {
+                const int64_t h0 = job * block;
+                attention_heads(cache_.type(), &q_[h0 * hd], cache_.keys(layer),
+                                cache_.values(layer), cache_.head_stride(), pos0 + 1, hd, h0,
+                                std::min(block, heads - h0), group, scale, att, &att_out_[h0 * hd]);
+            }
+        });
+    }
     matmul(lw.wo, att_out_.data(), n, xb_.data(), pool);
     for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
 }

@@ -83,12 +83,26 @@ struct KernelTable {
     float (*dot)(const float *a, const float *b, int64_t n) = nullptr;
     float (*max)(const float *x, int64_t n) = nullptr; // n >= 1, NaN-free input
 
+    // One key block of the batched attention's online softmax
+    // (attention_batch in kernels.h). s[r * ld + p] holds row r's scores at
+    // the block's positions p < n_pos, of which it sees the first
+    // visible[r] (0 to n_pos). On return s[r * ld + p] = exp(s - m'[r]) for
+    // those and 0 for the rest, with m'[r] = max(m[r], the visible scores);
+    // c[r] = exp(m[r] - m'[r]) rescales what earlier blocks summed, and
+    // l[r] = l[r] * c[r] + the row's new sum. m starts at kNoScore.
+    void (*softmax_block)(float *s, int64_t ld, int64_t n_rows, int64_t n_pos,
+                          const int64_t *visible, float *m, float *l, float *c) = nullptr;
+
     // Attention of query heads [h0, h0 + n_heads) of one token over n_pos
     // positions (see attention_heads in kernels.h), one entry per KV cache
     // type: k and v point to fp32 or fp16 values.
     AttentionFn attention_f32 = nullptr;
     AttentionFn attention_f16 = nullptr;
 };
+
+// The running max of a softmax_block row before its first block: finite, so
+// that no inf - inf appears, and far below any score.
+constexpr float kNoScore = -1e30f;
 
 // Tokens rounded up to whole 16-token tiles.
 static inline int64_t amx_padded_tokens(int64_t n_tokens) {

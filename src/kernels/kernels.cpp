@@ -306,6 +306,131 @@ void attention_heads(DType kv_type, const float *q, const void *k, const void *v
         q, k, v, head_stride, n_pos, head_dim, h0, n_heads, group, scale, scores, out);
 }
 
+namespace {
+
+// Batched attention: query rows per job, and key positions per block (a
+// block's scores, kAttnRows x kAttnKeys fp32, and its keys and values stay
+// in L2).
+constexpr int64_t kAttnRows = 64;
+constexpr int64_t kAttnKeys = 256;
+
+struct AttentionScratch {
+    std::vector<float> qt, keys, values, scores, out_t, block_out_t, m, l, c;
+    std::vector<int64_t> visible;
+};
+thread_local AttentionScratch t_attention;
+
+int64_t round_up16(int64_t n) {
+    return (n + 15) / 16 * 16;
+}
+
+} // namespace
+
+// The query rows of KV head j are row i = t * group + g for token t and its
+// query head j * group + g. A job takes kAttnRows of them and walks the
+// positions they see in blocks of kAttnKeys, each block two GEMMs with the
+// cache rows read in place (fp16 ones widened first):
+//   scores S = Q K^T: the block's keys as the weight rows, the job's queries
+//     (scaled, transposed: [d][row]) as the packed activations, giving
+//     S[row][position];
+//   the online softmax step on S's rows;
+//   O^T += P V, transposed: the rows of P as the weight rows, the block's
+//     values ([position][d], padded to 16 values) as the packed
+//     activations, giving O^T[d][row], rescaled by c per row before the
+//     block is added.
+void attention_batch(DType kv_type, const float *q, const void *k, const void *v,
+                     int64_t head_stride, int64_t n_tokens, int32_t pos0, int64_t head_dim,
+                     int64_t n_heads, int64_t n_kv_heads, float scale, float *out,
+                     ThreadPool *pool) {
+    const KernelTable &kt = kernel_table();
+    if (kv_type != DType::F32 && kv_type != DType::F16)
+        fail(LLM_ERR_INTERNAL, "attention: no kernel for a ", dtype_name(kv_type), " KV cache");
+    const int64_t hd = head_dim, hdp = round_up16(hd), group = n_heads / n_kv_heads;
+    const int64_t q_dim = n_heads * hd;
+    const int64_t rows = n_tokens * group, blocks = (rows + kAttnRows - 1) / kAttnRows;
+    const size_t value_bytes = kv_type == DType::F32 ? 4 : 2;
+    // The keys in place where they are fp32, the values where their rows are
+    // also whole vectors; else copied (widened, padded) a block at a time.
+    const bool keys_in_place = kv_type == DType::F32;
+    const bool values_in_place = keys_in_place && hd == hdp;
+    auto job = [&](int64_t j0, int64_t j1, int) {
+        AttentionScratch &a = t_attention;
+        for (int64_t jb = j0; jb < j1; ++jb) {
+            const int64_t kv_head = jb / blocks, r0 = jb % blocks * kAttnRows;
+            const int64_t nr = std::min(kAttnRows, rows - r0), ld = round_up16(nr);
+            a.qt.assign(static_cast<size_t>(hd * ld), 0.0f);
+            a.scores.resize(static_cast<size_t>(nr * kAttnKeys));
+            a.out_t.assign(static_cast<size_t>(hd * ld), 0.0f);
+            a.block_out_t.resize(static_cast<size_t>(hd * ld));
+            a.m.assign(static_cast<size_t>(nr), kNoScore);
+            a.l.assign(static_cast<size_t>(nr), 0.0f);
+            a.c.resize(static_cast<size_t>(nr));
+            a.visible.resize(static_cast<size_t>(nr));
+            auto query = [&](int64_t i) { // offset of row r0 + i in q and out
+                const int64_t r = r0 + i;
+                return r / group * q_dim + (kv_head * group + r % group) * hd;
+            };
+            for (int64_t i = 0; i < nr; ++i) {
+                const float *src = q + query(i);
+                for (int64_t d = 0; d < hd; ++d)
+                    a.qt[static_cast<size_t>(d * ld + i)] = src[d] * scale;
+            }
+            const int64_t n_pos = pos0 + (r0 + nr - 1) / group + 1;
+            const uint8_t *kb =
+                static_cast<const uint8_t *>(k) + kv_head * head_stride * value_bytes;
+            const uint8_t *vb =
+                static_cast<const uint8_t *>(v) + kv_head * head_stride * value_bytes;
+            for (int64_t p0 = 0; p0 < n_pos; p0 += kAttnKeys) {
+                const int64_t np = std::min(kAttnKeys, n_pos - p0);
+                const uint8_t *kp = kb + p0 * hd * value_bytes, *vp = vb + p0 * hd * value_bytes;
+                const float *keys = reinterpret_cast<const float *>(kp);
+                if (!keys_in_place) {
+                    a.keys.resize(static_cast<size_t>(np * hd));
+                    kt.widen_f16(kp, static_cast<size_t>(hd) * 2, hd, a.keys.data(), np);
+                    keys = a.keys.data();
+                }
+                const float *values = reinterpret_cast<const float *>(vp);
+                if (!values_in_place) {
+                    a.values.assign(static_cast<size_t>(np * hdp), 0.0f);
+                    for (int64_t p = 0; p < np; ++p) {
+                        float *dst = a.values.data() + p * hdp;
+                        if (kv_type == DType::F32)
+                            std::memcpy(dst, vp + p * hd * 4, static_cast<size_t>(hd) * 4);
+                        else
+                            kt.widen_f16(vp + p * hd * 2, 0, hd, dst, 1);
+                    }
+                    values = a.values.data();
+                }
+                kt.gemm_f32(keys, hd, np, a.qt.data(), ld, nr, hd, a.scores.data(), kAttnKeys);
+                for (int64_t i = 0; i < nr; ++i) {
+                    const int64_t seen = pos0 + (r0 + i) / group + 1 - p0; // positions < p0 + seen
+                    a.visible[static_cast<size_t>(i)] = std::clamp<int64_t>(seen, 0, np);
+                }
+                kt.softmax_block(a.scores.data(), kAttnKeys, nr, np, a.visible.data(), a.m.data(),
+                                 a.l.data(), a.c.data());
+                kt.gemm_f32(a.scores.data(), kAttnKeys, nr, values, hdp, hd, np,
+                            a.block_out_t.data(), ld);
+                for (int64_t d = 0; d < hd; ++d)
+                    for (int64_t i = 0; i < nr; ++i) {
+                        float &o = a.out_t[static_cast<size_t>(d * ld + i)];
+                        o = o * a.c[static_cast<size_t>(i)] +
+                            a.block_out_t[static_cast<size_t>(d * ld + i)];
+                    }
+            }
+            for (int64_t i = 0; i < nr; ++i) {
+                float *dst = out + query(i);
+                const float inv = 1.0f / a.l[static_cast<size_t>(i)];
+                for (int64_t d = 0; d < hd; ++d)
+                    dst[d] = a.out_t[static_cast<size_t>(d * ld + i)] * inv;
+            }
+        }
+    };
+    if (pool)
+        pool->parallel_for(n_kv_heads * blocks, 1, job);
+    else
+        job(0, n_kv_heads * blocks, 0);
+}
+
 void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta) {
     for (int64_t i = 0; i < head_dim / 2; ++i) {
         float freq =

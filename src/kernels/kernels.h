@@ -69,6 +69,19 @@ void attention_heads(DType kv_type, const float *q, const void *k, const void *v
                      int64_t head_stride, int64_t n_pos, int64_t head_dim, int64_t h0,
                      int64_t n_heads, int64_t group, float scale, float *scores, float *out);
 
+// Causal attention of a batch of n_tokens consecutive tokens, the first at
+// position pos0, over the KV cache (which already holds them): for each
+// query head h of token t, out = sum over p <= pos0 + t of softmax_p(scale *
+// q . k_p) v_p, with k, v as in attention_heads. q and out are n_tokens x
+// (n_heads x head_dim), row-major. The query rows of each KV head are
+// computed as GEMMs against blocks of keys and values with an online
+// softmax (flash-attention style), so the cache is read once per block of
+// query rows instead of once per token.
+void attention_batch(DType kv_type, const float *q, const void *k, const void *v,
+                     int64_t head_stride, int64_t n_tokens, int32_t pos0, int64_t head_dim,
+                     int64_t n_heads, int64_t n_kv_heads, float scale, float *out,
+                     ThreadPool *pool);
+
 // RoPE on `n_heads` heads of `head_dim` values at `pos`.
 // interleaved: pairs (2i, 2i+1); otherwise pairs (i, i + head_dim/2).
 // cos_sin holds head_dim/2 (cos, sin) pairs for this position.

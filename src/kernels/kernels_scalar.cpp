@@ -128,6 +128,23 @@ void softmax_ref(float *x, int64_t n) {
         x[i] /= sum;
 }
 
+void softmax_block_ref(float *s, int64_t ld, int64_t n_rows, int64_t n_pos, const int64_t *visible,
+                       float *m, float *l, float *c) {
+    for (int64_t r = 0; r < n_rows; ++r) {
+        float *x = s + r * ld;
+        float mx = m[r], sum = 0.0f;
+        for (int64_t p = 0; p < visible[r]; ++p)
+            mx = std::max(mx, x[p]);
+        for (int64_t p = 0; p < n_pos; ++p) {
+            x[p] = p < visible[r] ? std::exp(x[p] - mx) : 0.0f;
+            sum += x[p];
+        }
+        c[r] = std::exp(m[r] - mx);
+        l[r] = l[r] * c[r] + sum;
+        m[r] = mx;
+    }
+}
+
 void silu_mul_ref(float *a, const float *b, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
         float v = a[i];
@@ -198,6 +215,7 @@ void fill_scalar_kernels(KernelTable &t) {
     t.quantize_act_q8 = quantize_act_q8_ref;
     t.rmsnorm = rmsnorm_ref;
     t.softmax = softmax_ref;
+    t.softmax_block = softmax_block_ref;
     t.silu_mul = silu_mul_ref;
     t.add = add_ref;
     t.dot = dot_ref;

@@ -325,6 +325,58 @@ TEST_CASE("exp-based kernels hold at the extremes", "[kernels]") {
     }
 }
 
+// Keys and values as a KV cache of `type` holds them: for F16, the fp16
+// copies, with k and v rounded to the values those hold.
+struct TestKV {
+    DType type;
+    std::vector<float> k, v;
+    std::vector<uint16_t> k16, v16;
+    const void *keys() const {
+        return type == DType::F16 ? static_cast<const void *>(k16.data()) : k.data();
+    }
+    const void *values() const {
+        return type == DType::F16 ? static_cast<const void *>(v16.data()) : v.data();
+    }
+};
+
+TestKV make_kv(DType type, size_t n, uint32_t seed) {
+    TestKV kv{type, random_floats(n, seed, -2.0f, 2.0f), random_floats(n, seed + 1), {}, {}};
+    if (type == DType::F16) {
+        kv.k16.resize(n);
+        kv.v16.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            kv.k16[i] = f32_to_f16(kv.k[i]);
+            kv.v16[i] = f32_to_f16(kv.v[i]);
+            kv.k[i] = f16_to_f32(kv.k16[i]);
+            kv.v[i] = f16_to_f32(kv.v16[i]);
+        }
+    }
+    return kv;
+}
+
+// One query head's attention in double: softmax over positions p < n_pos of
+// scale * q . k_p, times v_p, where position p of the head's keys and
+// values starts at off + p * hd.
+std::vector<double> reference_attention(const float *q, const TestKV &kv, int64_t off,
+                                        int64_t n_pos, int64_t hd, float scale) {
+    std::vector<double> s(static_cast<size_t>(n_pos)), o(static_cast<size_t>(hd), 0.0);
+    double mx = -1e300, total = 0;
+    for (int64_t p = 0; p < n_pos; ++p) {
+        double d = 0;
+        for (int64_t i = 0; i < hd; ++i)
+            d += double(q[i]) * kv.k[static_cast<size_t>(off + p * hd + i)];
+        s[static_cast<size_t>(p)] = d * scale;
+        mx = std::max(mx, d * scale);
+    }
+    for (double &e : s)
+        total += (e = std::exp(e - mx));
+    for (int64_t p = 0; p < n_pos; ++p)
+        for (int64_t i = 0; i < hd; ++i)
+            o[static_cast<size_t>(i)] +=
+                s[static_cast<size_t>(p)] / total * kv.v[static_cast<size_t>(off + p * hd + i)];
+    return o;
+}
+
 TEST_CASE("attention_heads matches a double reference", "[kernels]") {
     // 6 query heads over 6 / group KV heads, laid out as the KV cache is
     // ([kv head][position][head_dim], heads head_stride apart); blocks of
@@ -341,46 +393,67 @@ TEST_CASE("attention_heads matches a double reference", "[kernels]") {
                         const int64_t head_stride = n_pos * hd + 5; // room for more positions
                         const auto n_kv = static_cast<size_t>(n_heads_all / group * head_stride);
                         auto q = random_floats(static_cast<size_t>(nh * hd), 41, -2.0f, 2.0f);
-                        auto k = random_floats(n_kv, 42, -2.0f, 2.0f);
-                        auto v = random_floats(n_kv, 43);
-                        std::vector<uint16_t> k16(n_kv), v16(n_kv);
-                        if (kv_type == DType::F16)
-                            for (size_t i = 0; i < n_kv; ++i) {
-                                k16[i] = f32_to_f16(k[i]);
-                                v16[i] = f32_to_f16(v[i]);
-                                k[i] = f16_to_f32(k16[i]);
-                                v[i] = f16_to_f32(v16[i]);
-                            }
-                        const void *kp = k.data(), *vp = v.data();
-                        if (kv_type == DType::F16) kp = k16.data(), vp = v16.data();
+                        const TestKV kv = make_kv(kv_type, n_kv, 42);
                         const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
                         std::vector<float> scores(static_cast<size_t>(nh * n_pos)),
                             out(static_cast<size_t>(nh * hd));
-                        attention_heads(kv_type, q.data(), kp, vp, head_stride, n_pos, hd, h0, nh,
-                                        group, scale, scores.data(), out.data());
+                        attention_heads(kv_type, q.data(), kv.keys(), kv.values(), head_stride,
+                                        n_pos, hd, h0, nh, group, scale, scores.data(), out.data());
                         for (int64_t h = 0; h < nh; ++h) {
                             const int64_t off = (h0 + h) / group * head_stride;
-                            std::vector<double> s(static_cast<size_t>(n_pos));
-                            double mx = -1e300, total = 0;
-                            for (int64_t p = 0; p < n_pos; ++p) {
-                                double d = 0;
-                                for (int64_t i = 0; i < hd; ++i)
-                                    d += double(q[h * hd + i]) * k[off + p * hd + i];
-                                s[p] = d * scale;
-                                mx = std::max(mx, s[p]);
-                            }
-                            for (double &e : s)
-                                total += (e = std::exp(e - mx));
+                            const auto o = reference_attention(&q[static_cast<size_t>(h * hd)], kv,
+                                                               off, n_pos, hd, scale);
                             for (int64_t i = 0; i < hd; ++i) {
-                                double o = 0;
-                                for (int64_t p = 0; p < n_pos; ++p)
-                                    o += s[p] / total * v[off + p * hd + i];
                                 INFO(dtype_name(kv_type)
                                      << " group=" << group << " hd=" << hd << " n_pos=" << n_pos
                                      << " heads " << h0 << "+" << nh << " head " << h
                                      << " i=" << i);
-                                CHECK(out[h * hd + i] == Approx(o).margin(1e-5));
+                                CHECK(out[h * hd + i] ==
+                                      Approx(o[static_cast<size_t>(i)]).margin(1e-5));
                             }
+                        }
+                    }
+}
+
+TEST_CASE("attention_batch matches a double reference", "[kernels]") {
+    // n tokens at positions pos0.., each attending causally to the cache's
+    // positions up to its own. Query rows go 64 to a job and positions 256
+    // to a block: 1-40 tokens x groups 1-7 give partial and several row
+    // blocks, pos0 up to 300 several key blocks, some hidden to the first
+    // tokens of a job and visible to its last.
+    ThreadPool pool(3);
+    const int64_t n_kv = 2;
+    for (DType kv_type : {DType::F32, DType::F16})
+        for (int64_t group : {1, 3, 7})
+            for (int64_t hd : {8, 64})
+                for (int64_t n : {2, 9, 40})
+                    for (int32_t pos0 : {0, 5, 250, 300}) {
+                        const int64_t n_heads = n_kv * group, q_dim = n_heads * hd;
+                        const int64_t n_pos = pos0 + n, head_stride = n_pos * hd + 3;
+                        auto q = random_floats(static_cast<size_t>(n * q_dim), 51, -2.0f, 2.0f);
+                        const TestKV kv =
+                            make_kv(kv_type, static_cast<size_t>(n_kv * head_stride), 52);
+                        const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+                        for (ThreadPool *p : {static_cast<ThreadPool *>(nullptr), &pool}) {
+                            std::vector<float> out(static_cast<size_t>(n * q_dim), -7.0f);
+                            attention_batch(kv_type, q.data(), kv.keys(), kv.values(), head_stride,
+                                            n, pos0, hd, n_heads, n_kv, scale, out.data(), p);
+                            double worst = 0;
+                            for (int64_t t = 0; t < n; ++t)
+                                for (int64_t h = 0; h < n_heads; ++h) {
+                                    const size_t at = static_cast<size_t>(t * q_dim + h * hd);
+                                    const auto o =
+                                        reference_attention(&q[at], kv, h / group * head_stride,
+                                                            pos0 + t + 1, hd, scale);
+                                    for (int64_t i = 0; i < hd; ++i)
+                                        worst = std::max(
+                                            worst, std::fabs(out[at + static_cast<size_t>(i)] -
+                                                             o[static_cast<size_t>(i)]));
+                                }
+                            INFO(dtype_name(kv_type)
+                                 << " group=" << group << " hd=" << hd << " n=" << n
+                                 << " pos0=" << pos0 << (p ? " pool" : ""));
+                            CHECK(worst < 1e-5);
                         }
                     }
 }
