@@ -114,10 +114,10 @@ void pack_act_q8(const KernelTable &k, const float *x, int64_t n, int64_t cols, 
                     uint8_t *blk = panel + b * kQ8PanelBlockBytes;
                     const BlockQ8Act &a = blocks[b];
                     int32_t sum = 0;
-                    for (int j = 0; j < kQ8BlockSize; ++j) {
-                        blk[128 + 64 * (j / 4) + 4 * i + j % 4] = static_cast<uint8_t>(a.q[j]);
+                    for (int j = 0; j < kQ8BlockSize; ++j)
                         sum += a.q[j];
-                    }
+                    for (int g = 0; g < kQ8BlockSize / 4; ++g) // 4 quants per group, as one word
+                        std::memcpy(blk + 128 + 64 * g + 4 * i, a.q + 4 * g, 4);
                     const int32_t corr = -128 * sum;
                     std::memcpy(blk + 4 * i, &corr, 4);
                     std::memcpy(blk + 64 + 4 * i, &a.scale, 4);
