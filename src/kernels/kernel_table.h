@@ -104,9 +104,13 @@ struct KernelTable {
 // that no inf - inf appears, and far below any score.
 constexpr float kNoScore = -1e30f;
 
+// n rounded up to a multiple of m.
+static inline int64_t round_up(int64_t n, int64_t m) {
+    return (n + m - 1) / m * m;
+}
 // Tokens rounded up to whole 16-token tiles.
 static inline int64_t amx_padded_tokens(int64_t n_tokens) {
-    return (n_tokens + 15) / 16 * 16;
+    return round_up(n_tokens, 16);
 }
 // Size of pack_act_bf16x3's output: padded tokens x 32-value k steps x 3
 // parts x 32 values.
@@ -136,7 +140,7 @@ static inline int64_t act_q8_panel_bytes(int64_t cols) {
     return cols / 32 * kQ8PanelBlockBytes;
 }
 static inline int64_t act_q8_bytes(int64_t n_tokens, int64_t cols) {
-    return (n_tokens + kQ8PanelTokens - 1) / kQ8PanelTokens * act_q8_panel_bytes(cols);
+    return round_up(n_tokens, kQ8PanelTokens) / kQ8PanelTokens * act_q8_panel_bytes(cols);
 }
 
 // The table of the active SIMD level (built on first use).

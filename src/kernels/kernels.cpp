@@ -125,7 +125,7 @@ void pack_act_q8(const KernelTable &k, const float *x, int64_t n, int64_t cols, 
             }
         }
     };
-    const int64_t padded = (n + kQ8PanelTokens - 1) / kQ8PanelTokens * kQ8PanelTokens;
+    const int64_t padded = round_up(n, kQ8PanelTokens);
     if (pool)
         pool->parallel_for(padded, kQ8PanelTokens, pack);
     else
@@ -204,7 +204,7 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
         any_q8 = any_q8 || outs[i].w->type == DType::Q8_0;
     }
     const BlockQ8Act *xq = nullptr;
-    const int64_t ldxt = (n_tokens + kPackLanes - 1) / kPackLanes * kPackLanes;
+    const int64_t ldxt = round_up(n_tokens, kPackLanes);
     if (n_tokens == 1 && any_q8) {
         t_xq.resize(static_cast<size_t>(cols / kQ8BlockSize));
         k.quantize_act_q8(x, t_xq.data(), cols);
@@ -320,10 +320,6 @@ struct AttentionScratch {
 };
 thread_local AttentionScratch t_attention;
 
-int64_t round_up16(int64_t n) {
-    return (n + 15) / 16 * 16;
-}
-
 } // namespace
 
 // The query rows of KV head j are row i = t * group + g for token t and its
@@ -345,7 +341,7 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
     const KernelTable &kt = kernel_table();
     if (kv_type != DType::F32 && kv_type != DType::F16)
         fail(LLM_ERR_INTERNAL, "attention: no kernel for a ", dtype_name(kv_type), " KV cache");
-    const int64_t hd = head_dim, hdp = round_up16(hd), group = n_heads / n_kv_heads;
+    const int64_t hd = head_dim, hdp = round_up(hd, 16), group = n_heads / n_kv_heads;
     const int64_t q_dim = n_heads * hd;
     const int64_t rows = n_tokens * group, blocks = (rows + kAttnRows - 1) / kAttnRows;
     const size_t value_bytes = kv_type == DType::F32 ? 4 : 2;
@@ -357,7 +353,7 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
         AttentionScratch &a = t_attention;
         for (int64_t jb = j0; jb < j1; ++jb) {
             const int64_t kv_head = jb / blocks, r0 = jb % blocks * kAttnRows;
-            const int64_t nr = std::min(kAttnRows, rows - r0), ld = round_up16(nr);
+            const int64_t nr = std::min(kAttnRows, rows - r0), ld = round_up(nr, 16);
             a.qt.assign(static_cast<size_t>(hd * ld), 0.0f);
             a.scores.resize(static_cast<size_t>(nr * kAttnKeys));
             a.out_t.assign(static_cast<size_t>(hd * ld), 0.0f);
