@@ -31,6 +31,14 @@
           "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_avx2.cpp)"]
         },
         {
+          "target_name": "llm_kernels_avx2vnni",
+          "type": "static_library",
+          "sources": ["<!(node scripts/engine.js isa-source kernels_avx2vnni.cpp)"],
+          "include_dirs": ["<(engine_dir)/src"],
+          "defines": ["LLM_STATIC", "LLM_BUILDING"],
+          "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_avx2vnni.cpp)"]
+        },
+        {
           "target_name": "llm_kernels_avx512",
           "type": "static_library",
           "sources": ["<!(node scripts/engine.js isa-source kernels_avx512.cpp)"],
@@ -74,7 +82,7 @@
       "conditions": [
         ['target_arch=="x64" and OS!="win"', {
           "sources": ["<!@(node scripts/engine.js portable-sources)"],
-          "dependencies": ["llm_kernels_avx2", "llm_kernels_avx512", "llm_kernels_avx512vnni", "llm_kernels_amx"]
+          "dependencies": ["llm_kernels_avx2", "llm_kernels_avx2vnni", "llm_kernels_avx512", "llm_kernels_avx512vnni", "llm_kernels_amx"]
         }, {
           "sources": ["<!@(node scripts/engine.js sources)"]
         }]

@@ -62,8 +62,8 @@ struct KernelTable {
                         int64_t n_tokens, int64_t cols, float *y, int64_t ldy,
                         void *scratch) = nullptr;
 
-    // Batched Q8_0 weights with int8 products (AVX-512 VNNI; null
-    // elsewhere): y[t * ldy + r] = sum over blocks b of scale_w[r][b] *
+    // Batched Q8_0 weights with int8 products (AVX-512 VNNI and AVX-VNNI;
+    // null elsewhere): y[t * ldy + r] = sum over blocks b of scale_w[r][b] *
     // scale_x[t][b] * (int8 dot product of the block), for r < n_rows,
     // t < n_tokens, from Q8_0 rows `stride` bytes apart and activations
     // quantized per token as quantize_act_q8 does, in the panel layout below
@@ -150,6 +150,7 @@ const KernelTable &kernel_table();
 // was compiled without that instruction set (another CPU architecture).
 void fill_scalar_kernels(KernelTable &t);
 bool fill_avx2_kernels(KernelTable &t);
+bool fill_avx2vnni_kernels(KernelTable &t);
 bool fill_avx512_kernels(KernelTable &t);
 bool fill_avx512vnni_kernels(KernelTable &t);
 bool fill_amx_kernels(KernelTable &t);

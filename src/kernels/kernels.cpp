@@ -28,6 +28,9 @@ const KernelTable &kernel_table() {
         case SimdLevel::Avx512:
             if (fill_avx512_kernels(t)) break;
             [[fallthrough]];
+        case SimdLevel::Avx2Vnni:
+            if (fill_avx2vnni_kernels(t)) break;
+            [[fallthrough]];
         case SimdLevel::Avx2: fill_avx2_kernels(t); break;
         case SimdLevel::Neon: fill_neon_kernels(t); break;
         case SimdLevel::Scalar: break;

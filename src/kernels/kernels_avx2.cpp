@@ -1,9 +1,28 @@
 // AVX2 + FMA + F16C kernels (CMakeLists.txt gives this file alone the
 // flags; they run only when cpuid reports the features).
+// kernels_avx2vnni.cpp compiles it once more with AVX-VNNI (LLM_AVX2_VNNI_TABLE),
+// the 256-bit vpdpbusd of CPUs that have it without AVX-512 (Intel's
+// Alder Lake and later client cores): the Q8_0 dot product uses it, and
+// batches of Q8_0 weights get an int8 GEMM.
 #include "kernels/kernel_table.h"
 
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#if defined(LLM_AVX2_VNNI_TABLE)
+#define LLM_AVX2_FILL fill_avx2vnni_kernels
+#define LLM_AVX2_LEVEL SimdLevel::Avx2Vnni
+#else
+#define LLM_AVX2_FILL fill_avx2_kernels
+#define LLM_AVX2_LEVEL SimdLevel::Avx2
+#endif
+#if defined(LLM_AVX2_VNNI_TABLE) && !defined(__AVXVNNI__)
+#define LLM_AVX2_READY 0
+#else
+#define LLM_AVX2_READY 1
+#endif
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__) && LLM_AVX2_READY
 #include <immintrin.h>
+
+#include <cstring>
 
 #include "kernels/simd_primitives.h"
 
@@ -110,6 +129,28 @@ inline float f16_scalar(uint16_t h) {
     return _cvtsh_ss(h);
 }
 
+#if defined(__AVXVNNI__)
+#define LLM_SIMD_Q8_GEMM 1
+using vi = __m256i;
+// 3 x 2 int32 sums + 3 x 2 fp32 sums + 2 inputs + broadcast + bias: 16 registers
+constexpr int kQ8TileRows = 3, kQ8TileVectors = 2;
+inline vi vi_load(const uint8_t *p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+}
+inline vi vi_set1(int32_t a) {
+    return _mm256_set1_epi32(a);
+}
+inline vi vi_xor(vi a, vi b) {
+    return _mm256_xor_si256(a, b);
+}
+inline vi vi_dpbusd(vi acc, vi u, vi s) {
+    return _mm256_dpbusd_avx_epi32(acc, u, s);
+}
+inline vf vi_to_f(vi a) {
+    return _mm256_cvtepi32_ps(a);
+}
+#endif
+
 } // namespace
 
 #include "kernels/simd_kernels.inc"
@@ -123,7 +164,7 @@ template <int R, bool Prefetch>
 inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t cols,
                     float *const *y) {
     const int64_t nb = cols / kQ8BlockSize;
-    const __m256i ones = _mm256_set1_epi16(1);
+    [[maybe_unused]] const __m256i ones = _mm256_set1_epi16(1);
     const int8_t *q[R];
     vf acc[R];
 #pragma GCC unroll 8
@@ -143,9 +184,14 @@ inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t col
         for (int i = 0; i < R; ++i) {
             const __m256i wq =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize));
+#if defined(__AVXVNNI__)
+            const vf d = _mm256_cvtepi32_ps(_mm256_dpbusd_avx_epi32(
+                _mm256_setzero_si256(), _mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq)));
+#else
             const __m256i pairs =
                 _mm256_maddubs_epi16(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
             const vf d = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
+#endif
             acc[i] = vfma(d, vset(q8_0_scale(rows[i], k) * xs), acc[i]);
         }
     }
@@ -166,10 +212,10 @@ void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const Block
 
 } // namespace
 
-bool fill_avx2_kernels(KernelTable &t) {
+bool LLM_AVX2_FILL(KernelTable &t) {
     fill_common_simd_kernels(t);
     t.matvec_q8_0 = matvec_q8_0_avx2;
-    t.level = SimdLevel::Avx2;
+    t.level = LLM_AVX2_LEVEL;
     return true;
 }
 
@@ -178,7 +224,7 @@ bool fill_avx2_kernels(KernelTable &t) {
 #else
 
 namespace llm {
-bool fill_avx2_kernels(KernelTable &) {
+bool LLM_AVX2_FILL(KernelTable &) {
     return false;
 }
 } // namespace llm

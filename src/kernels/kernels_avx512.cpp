@@ -126,6 +126,27 @@ inline float f16_scalar(uint16_t h) {
     return _cvtsh_ss(h);
 }
 
+#if defined(__AVX512VNNI__)
+#define LLM_SIMD_Q8_GEMM 1
+using vi = __m512i;
+constexpr int kQ8TileRows = 6, kQ8TileVectors = 2; // 6 x 2 int32 + 6 x 2 fp32 sums
+inline vi vi_load(const uint8_t *p) {
+    return _mm512_loadu_si512(p);
+}
+inline vi vi_set1(int32_t a) {
+    return _mm512_set1_epi32(a);
+}
+inline vi vi_xor(vi a, vi b) {
+    return _mm512_xor_si512(a, b);
+}
+inline vi vi_dpbusd(vi acc, vi u, vi s) {
+    return _mm512_dpbusd_epi32(acc, u, s);
+}
+inline vf vi_to_f(vi a) {
+    return _mm512_cvtepi32_ps(a);
+}
+#endif
+
 } // namespace
 
 #include "kernels/simd_kernels.inc"
@@ -229,118 +250,11 @@ void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const Blo
         [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, cols, &out); });
 }
 
-#if defined(__AVX512VNNI__)
-// Batched Q8_0 (kernel_table.h): a register tile of NR weight rows x MT
-// panels of 16 tokens. Per step of 4 values along k, each row's 4 weights
-// are broadcast and moved to unsigned (w + 128), and vpdpbusd adds their
-// products with the 4 quants of all 16 tokens of a panel into int32 lanes.
-// The lanes start each block at corr (taking the + 128 back out), and at
-// the block's end are widened and added to fp32 accumulators times the
-// weight's and the tokens' scales: the decode kernel's sums, 64 products
-// per instruction instead of an fp32 GEMM's 16.
-template <int NR, int MT>
-void gemm_q8_0_tile(const uint8_t *w, size_t stride, const uint8_t *xq, int64_t panel_bytes,
-                    int64_t cols, int nt, float *y, int64_t ldy) {
-    const int64_t nb = cols / kQ8BlockSize;
-    const int8_t *q[NR];
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r)
-        q[r] = q8_0_quants(w + r * stride, cols);
-    const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-    vf acc[NR][MT];
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r)
-#pragma GCC unroll 2
-        for (int m = 0; m < MT; ++m)
-            acc[r][m] = vzero();
-    for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t *blk = xq + b * kQ8PanelBlockBytes;
-        __m512i dot[NR][MT];
-#pragma GCC unroll 2
-        for (int m = 0; m < MT; ++m) {
-            const __m512i corr = _mm512_loadu_si512(blk + m * panel_bytes);
-#pragma GCC unroll 8
-            for (int r = 0; r < NR; ++r)
-                dot[r][m] = corr;
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < kQ8BlockSize / 4; ++j) {
-            __m512i xv[MT];
-#pragma GCC unroll 2
-            for (int m = 0; m < MT; ++m)
-                xv[m] = _mm512_loadu_si512(blk + m * panel_bytes + 128 + 64 * j);
-#pragma GCC unroll 8
-            for (int r = 0; r < NR; ++r) {
-                int32_t four;
-                std::memcpy(&four, q[r] + b * kQ8BlockSize + 4 * j, 4);
-                const __m512i wb = _mm512_xor_si512(_mm512_set1_epi32(four), bias);
-#pragma GCC unroll 2
-                for (int m = 0; m < MT; ++m)
-                    dot[r][m] = _mm512_dpbusd_epi32(dot[r][m], wb, xv[m]);
-            }
-        }
-        vf xs[MT];
-#pragma GCC unroll 2
-        for (int m = 0; m < MT; ++m)
-            xs[m] = _mm512_loadu_ps(reinterpret_cast<const float *>(blk + m * panel_bytes + 64));
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; ++r) {
-            const vf ws = vset(f16_scalar(q8_0_scale_bits(w + r * stride, b)));
-#pragma GCC unroll 2
-            for (int m = 0; m < MT; ++m)
-                acc[r][m] = vfma(_mm512_cvtepi32_ps(dot[r][m]), vmul(ws, xs[m]), acc[r][m]);
-        }
-    }
-    float tile[NR][MT * kLanes];
-#pragma GCC unroll 8
-    for (int r = 0; r < NR; ++r)
-#pragma GCC unroll 2
-        for (int m = 0; m < MT; ++m)
-            vstore(&tile[r][m * kLanes], acc[r][m]);
-    for (int t = 0; t < nt; ++t)
-#pragma GCC unroll 8
-        for (int r = 0; r < NR; ++r)
-            y[t * ldy + r] = tile[r][t];
-}
-
-using Q8TileFn = void (*)(const uint8_t *, size_t, const uint8_t *, int64_t, int64_t, int, float *,
-                          int64_t);
-constexpr int kQ8TileRows = 6;
-
-template <int NR> Q8TileFn q8_tile_for(int nr, int mt) {
-    if constexpr (NR > 1) {
-        if (nr < NR) return q8_tile_for<NR - 1>(nr, mt);
-    }
-    return mt == 2 ? gemm_q8_0_tile<NR, 2> : gemm_q8_0_tile<NR, 1>;
-}
-
-// Rows in tiles of 6, then token pairs of panels: a tile's weights (6 rows,
-// at most a few KB per 1000 columns) stay in L1 while every panel passes.
-void gemm_q8_0_vnni(const uint8_t *w, size_t stride, int64_t n_rows, const uint8_t *xq,
-                    int64_t n_tokens, int64_t cols, float *y, int64_t ldy) {
-    const int64_t panel_bytes = act_q8_panel_bytes(cols);
-    for (int64_t r = 0; r < n_rows; r += kQ8TileRows) {
-        const int nr = static_cast<int>(n_rows - r < kQ8TileRows ? n_rows - r : kQ8TileRows);
-        for (int64_t t = 0; t < n_tokens; t += 2 * kQ8PanelTokens) {
-            const int nt = static_cast<int>(n_tokens - t < 2 * kQ8PanelTokens ? n_tokens - t
-                                                                              : 2 * kQ8PanelTokens);
-            const int mt = nt > kQ8PanelTokens ? 2 : 1;
-            q8_tile_for<kQ8TileRows>(nr, mt)(w + r * stride, stride,
-                                             xq + t / kQ8PanelTokens * panel_bytes, panel_bytes,
-                                             cols, nt, y + t * ldy + r, ldy);
-        }
-    }
-}
-#endif
-
 } // namespace
 
 bool LLM_AVX512_FILL(KernelTable &t) {
     fill_common_simd_kernels(t);
     t.matvec_q8_0 = matvec_q8_0_avx512;
-#if defined(__AVX512VNNI__)
-    t.gemm_q8_0 = gemm_q8_0_vnni;
-#endif
     t.level = LLM_AVX512_LEVEL;
     return true;
 }

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
+#include <iterator>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -20,6 +20,7 @@ const char *simd_level_name(SimdLevel level) {
     case SimdLevel::Scalar: return "scalar";
     case SimdLevel::Neon: return "neon";
     case SimdLevel::Avx2: return "avx2";
+    case SimdLevel::Avx2Vnni: return "avx2vnni";
     case SimdLevel::Avx512: return "avx512";
     case SimdLevel::Avx512Vnni: return "avx512vnni";
     case SimdLevel::Amx: return "amx";
@@ -50,6 +51,12 @@ bool os_grants_amx() {
 #endif
 }
 
+// CPUID.(EAX=7, ECX=1):EAX bit 4. Needs only the AVX state checked below.
+bool cpu_has_avx_vnni() {
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
+}
+
 SimdLevel detect_x86() {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return SimdLevel::Scalar;
@@ -63,7 +70,7 @@ SimdLevel detect_x86() {
     if (!(avx2 && fma && f16c)) return SimdLevel::Scalar;
     const bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) &&
                         (b & (1u << 31)) && (xcr & 0xe0) == 0xe0; // F DQ BW VL + opmask/zmm state
-    if (!avx512) return SimdLevel::Avx2;
+    if (!avx512) return cpu_has_avx_vnni() ? SimdLevel::Avx2Vnni : SimdLevel::Avx2;
     const bool vnni = c & (1u << 11);
     if (!vnni) return SimdLevel::Avx512;
     const bool amx = (d & (1u << 22)) && (d & (1u << 24)) &&        // AMX-BF16, AMX-TILE
@@ -81,15 +88,20 @@ bool on_this_arch(SimdLevel l) {
 #endif
 }
 
+constexpr SimdLevel kLevels[] = {SimdLevel::Scalar,   SimdLevel::Neon,   SimdLevel::Avx2,
+                                 SimdLevel::Avx2Vnni, SimdLevel::Avx512, SimdLevel::Avx512Vnni,
+                                 SimdLevel::Amx};
+
 SimdLevel choose() {
-    SimdLevel best = detect_simd_level();
     const char *env = std::getenv("LLM_SIMD");
-    if (!env || !*env) return best;
-    for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Neon, SimdLevel::Avx2, SimdLevel::Avx512,
-                        SimdLevel::Avx512Vnni, SimdLevel::Amx})
-        if (std::strcmp(env, simd_level_name(l)) == 0 && on_this_arch(l))
-            return static_cast<int>(l) < static_cast<int>(best) ? l : best;
-    return best;
+    if (!env || !*env) return detect_simd_level();
+    int want = -1;
+    for (int i = 0; i < static_cast<int>(std::size(kLevels)); ++i)
+        if (std::strcmp(env, simd_level_name(kLevels[i])) == 0) want = i;
+    if (want < 0) return detect_simd_level();
+    for (int i = want; i > 0; --i)
+        if (simd_level_supported(kLevels[i])) return kLevels[i];
+    return SimdLevel::Scalar;
 }
 
 } // namespace
@@ -102,6 +114,18 @@ SimdLevel detect_simd_level() {
 #else
     return SimdLevel::Scalar;
 #endif
+}
+
+bool simd_level_supported(SimdLevel level) {
+    static const SimdLevel best = detect_simd_level();
+    if (!on_this_arch(level) || static_cast<int>(level) > static_cast<int>(best)) return false;
+#if LLM_X86_CPUID
+    if (level == SimdLevel::Avx2Vnni) {
+        static const bool avx_vnni = cpu_has_avx_vnni();
+        return avx_vnni;
+    }
+#endif
+    return true;
 }
 
 SimdLevel active_simd_level() {

@@ -1,17 +1,21 @@
 // Which SIMD instruction sets the kernels may use. Picked once per process
 // from the CPU's features (cpuid on x86-64, NEON always on AArch64); the
 // environment variable LLM_SIMD can force a lower level for testing and
-// benchmarking: LLM_SIMD=scalar|avx2|avx512|avx512vnni|amx|neon. A level the CPU
-// lacks falls back to the best one below it; an unknown name is ignored.
+// benchmarking: LLM_SIMD=scalar|avx2|avx2vnni|avx512|avx512vnni|amx|neon. A level
+// the CPU lacks falls back to the best one below it that it has; an unknown
+// name is ignored.
 #pragma once
 
 namespace llm {
 
-// Ordered: on x86-64 each level includes the ones before it.
+// Ordered: on x86-64 each level includes the ones before it, except that
+// AVX-VNNI (the 256-bit form) is not part of every AVX-512 CPU: Skylake-SP,
+// Ice Lake and Zen 4 have Avx512 or Avx512Vnni without Avx2Vnni.
 enum class SimdLevel {
     Scalar,     // portable C++ (the reference kernels)
     Neon,       // AArch64 Advanced SIMD
     Avx2,       // AVX2 + FMA + F16C
+    Avx2Vnni,   // + AVX-VNNI int8 dot products on 256-bit vectors
     Avx512,     // AVX-512 F/BW/VL/DQ
     Avx512Vnni, // + AVX512-VNNI int8 dot products
     Amx,        // + AMX tiles with bf16 (batched prefill on bf16 weights)
@@ -21,6 +25,10 @@ const char *simd_level_name(SimdLevel level);
 
 // The best level this CPU and OS support.
 SimdLevel detect_simd_level();
+
+// Whether this CPU and OS support the level (all of them up to
+// detect_simd_level() on its architecture, but Avx2Vnni only with AVX-VNNI).
+bool simd_level_supported(SimdLevel level);
 
 // The level in use: detect_simd_level(), lowered by LLM_SIMD if set.
 SimdLevel active_simd_level();

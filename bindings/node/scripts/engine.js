@@ -37,6 +37,7 @@ const isaFlags = {
   'kernels_avx512.cpp': ['-mavx2', '-mfma', '-mf16c', '-mavx512f', '-mavx512bw', '-mavx512vl',
     '-mavx512dq'],
 };
+isaFlags['kernels_avx2vnni.cpp'] = [...isaFlags['kernels_avx2.cpp'], '-mavxvnni'];
 isaFlags['kernels_avx512vnni.cpp'] = [...isaFlags['kernels_avx512.cpp'], '-mavx512vnni'];
 isaFlags['kernels_amx.cpp'] = [...isaFlags['kernels_avx512vnni.cpp'], '-mamx-tile', '-mamx-bf16'];
 
