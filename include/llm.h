@@ -109,15 +109,27 @@ extern "C" {
 /* The compile-time version of this header. Compare it with llm_version_number()
  * at run time: a binary built against major N needs a libllm of major N. */
 #define LLM_VERSION_MAJOR 1
-#define LLM_VERSION_MINOR 1
+#define LLM_VERSION_MINOR 2
 #define LLM_VERSION_PATCH 0
-#define LLM_VERSION_STRING "1.1.0"
+#define LLM_VERSION_STRING "1.2.0"
 #define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
 
-/* "1.1.0": static storage, never NULL. */
+/* "1.2.0": static storage, never NULL. */
 LLM_API const char *llm_version(void);
 /* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
 LLM_API int32_t llm_version_number(void);
+
+/* What this process runs on, for logs and bug reports: space-separated
+ * key=value pairs, e.g. "simd=avx2vnni simd_best=avx2vnni cores=8".
+ *   simd       the kernels in use: scalar, neon, avx2, avx2vnni, avx512,
+ *              avx512vnni or amx, picked from the CPU's features at the
+ *              first call into libllm (the environment variable LLM_SIMD
+ *              can force a lower one, for tests and benchmarks)
+ *   simd_best  the best level this CPU and OS support
+ *   cores      physical cores, the default n_threads of a context
+ * Keys may be added in later versions. Static storage, never NULL, any
+ * thread. Since 1.2. */
+LLM_API const char *llm_system_info(void);
 
 /* ---- status codes --------------------------------------------------------- */
 /* Codes are never renumbered; new ones are appended. */

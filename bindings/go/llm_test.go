@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"libllm.dev/llm/internal/capi"
 )
 
 // sharedDir holds the test models and goldens (LLM_SHARED_DIR, set by CTest).
@@ -65,6 +68,22 @@ func newSession(t *testing.T, m *Model) *Session {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+func TestVersionAndSystemInfo(t *testing.T) {
+	if v := Version(); v != capi.LLM_VERSION_STRING {
+		t.Errorf("Version() = %q, the header says %q", v, capi.LLM_VERSION_STRING)
+	}
+	const level = `(scalar|neon|avx2|avx2vnni|avx512|avx512vnni|amx)`
+	info := SystemInfo()
+	m := regexp.MustCompile(`^simd=` + level + ` simd_best=` + level + ` cores=[1-9][0-9]*( |$)`).
+		FindStringSubmatch(info)
+	if m == nil {
+		t.Fatalf("SystemInfo() = %q", info)
+	}
+	if os.Getenv("LLM_SIMD") == "" && m[1] != m[2] {
+		t.Errorf("SystemInfo() = %q: without LLM_SIMD the best level runs", info)
+	}
 }
 
 func TestInfo(t *testing.T) {

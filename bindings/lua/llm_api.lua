@@ -11,7 +11,9 @@
 
 return function(B)
     local C = B.const
-    local llm = { version = B.version() }
+    -- version: "1.2.0"; system_info: what libllm runs on, for logs, e.g.
+    -- "simd=avx2vnni simd_best=avx2vnni cores=8" (llm_system_info in llm.h).
+    local llm = { version = B.version(), system_info = B.system_info() }
 
     -- llm.status.NOT_FOUND == -2, ... (LLM_OK and LLM_ERR_* of llm.h)
     llm.status = { OK = C.LLM_OK }

@@ -5,6 +5,8 @@ return {
 const char *llm_version(void);
 int32_t llm_version_number(void);
 
+const char *llm_system_info(void);
+
 typedef int32_t llm_status;
 
 const char *llm_status_str(llm_status status);
@@ -145,10 +147,10 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
 ]],
   constants = {
     LLM_VERSION_MAJOR = 1,
-    LLM_VERSION_MINOR = 1,
+    LLM_VERSION_MINOR = 2,
     LLM_VERSION_PATCH = 0,
-    LLM_VERSION_STRING = "1.1.0",
-    LLM_VERSION_NUMBER = 10100,
+    LLM_VERSION_STRING = "1.2.0",
+    LLM_VERSION_NUMBER = 10200,
     LLM_OK = 0,
     LLM_ERR_INVALID_ARGUMENT = -1,
     LLM_ERR_NOT_FOUND = -2,

@@ -22,8 +22,18 @@ export declare const Status: Readonly<{
 
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
-/** Version of the compiled-in libllm, e.g. "1.1.0". */
+/** Version of the compiled-in libllm, e.g. "1.2.0". */
 export declare const version: string;
+
+/**
+ * What libllm runs on, for logs and bug reports: space-separated key=value
+ * pairs such as "simd=avx2vnni simd_best=avx2vnni cores=8". `simd` is the
+ * kernel level in use (the CPU's best unless the environment variable
+ * LLM_SIMD lowers it), `simd_best` the best this CPU and OS support, `cores`
+ * the physical cores (a session's default thread count). Later versions may
+ * add keys.
+ */
+export declare const systemInfo: string;
 
 /**
  * Every error libllm reports. `code` is the llm_status number, `statusName`

@@ -12,6 +12,11 @@ module.exports = {
   Generation,
   LlmError,
   Status,
-  /** Version of the compiled-in libllm ("1.1.0"). */
+  /** Version of the compiled-in libllm ("1.2.0"). */
   version: binding.version,
+  /**
+   * What libllm runs on, for logs and bug reports: "simd=avx2vnni
+   * simd_best=avx2vnni cores=8" (llm_system_info in llm.h).
+   */
+  systemInfo: binding.systemInfo,
 };

@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "engine/transformer.h"
+#include "kernels/kernel_table.h"
 #include "kernels/thread_pool.h"
 #include "loaders/loader.h"
 #include "sampler/sampler.h"
@@ -143,6 +144,18 @@ const char *llm_version(void) {
 }
 int32_t llm_version_number(void) {
     return LLM_VERSION_NUMBER;
+}
+
+const char *llm_system_info(void) {
+    static const std::string info = [] {
+        std::string s = "simd=";
+        s += llm::simd_level_name(llm::kernel_table().level);
+        s += " simd_best=";
+        s += llm::simd_level_name(llm::detect_simd_level());
+        s += " cores=" + std::to_string(llm::ThreadPool::physical_cores());
+        return s;
+    }();
+    return info.c_str();
 }
 
 const char *llm_status_str(llm_status s) {

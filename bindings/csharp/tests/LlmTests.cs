@@ -53,6 +53,18 @@ namespace Llm.Tests
         }
 
         [Test]
+        public void VersionAndSystemInfo()
+        {
+            StringAssert.IsMatch(@"^1\.[0-9]+\.[0-9]+$", Library.Version); // a libllm.so.1
+            const string level = "(scalar|neon|avx2|avx2vnni|avx512|avx512vnni|amx)";
+            var m = System.Text.RegularExpressions.Regex.Match(
+                Library.SystemInfo, "^simd=" + level + " simd_best=" + level + " cores=[1-9][0-9]*( |$)");
+            Assert.IsTrue(m.Success, Library.SystemInfo);
+            if (string.IsNullOrEmpty(Environment.GetEnvironmentVariable("LLM_SIMD")))
+                Assert.AreEqual(m.Groups[2].Value, m.Groups[1].Value, "without LLM_SIMD the best level runs");
+        }
+
+        [Test]
         public void ModelInfo()
         {
             using (Model m = LoadStories())

@@ -37,6 +37,17 @@ describe(module, function()
     before_each(function() model = assert(llm.load(model_path, { tokenizer = tokenizer_path })) end)
     after_each(function() model:close() end)
 
+    it("reports its version and what it runs on", function()
+        assert.is_truthy(llm.version:match("^%d+%.%d+%.%d+$"))
+        local simd, best, cores = llm.system_info:match("^simd=(%w+) simd_best=(%w+) cores=(%d+)")
+        assert.is_truthy(simd, llm.system_info)
+        local levels = { scalar = 1, neon = 1, avx2 = 1, avx2vnni = 1, avx512 = 1, avx512vnni = 1, amx = 1 }
+        assert.is_truthy(levels[simd], simd)
+        assert.is_truthy(levels[best], best)
+        assert.is_true(tonumber(cores) >= 1)
+        if (os.getenv("LLM_SIMD") or "") == "" then assert.equals(best, simd) end
+    end)
+
     it("has enough golden ids", function()
         assert.is_true(#g.generated_token_ids >= 64)
     end)

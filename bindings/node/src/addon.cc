@@ -83,6 +83,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 
     exports.Set("version", llm_version());
     exports.Set("versionNumber", llm_version_number());
+    exports.Set("systemInfo", llm_system_info());
     exports.Set("headerVersion", LLM_VERSION_STRING);
     exports.Set("status", StatusTable(env));
     exports.Set("weightTypes", WeightTypeTable(env));

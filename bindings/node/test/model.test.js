@@ -5,13 +5,20 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
-const { Model, Status, version } = require('..');
+const { Model, Status, version, systemInfo } = require('..');
 const { paths, golden, storiesGoldens, loadStories, isCode } = require('./helpers');
 
 test('the package version is the library version', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   assert.equal(version, pkg.version);
   assert.equal(require('../lib/binding').headerVersion, pkg.version);
+});
+
+test('systemInfo names the kernels and the cores', () => {
+  const level = '(scalar|neon|avx2|avx2vnni|avx512|avx512vnni|amx)';
+  const m = new RegExp(`^simd=${level} simd_best=${level} cores=[1-9][0-9]*( |$)`).exec(systemInfo);
+  assert.ok(m, systemInfo);
+  if (!process.env.LLM_SIMD) assert.equal(m[1], m[2], 'without LLM_SIMD the best level runs');
 });
 
 test('load stories260K: facts agree with the checkpoint header', async () => {

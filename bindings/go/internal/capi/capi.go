@@ -33,59 +33,61 @@ typedef _gostring_ swig_type_3;
 typedef _gostring_ swig_type_4;
 typedef _gostring_ swig_type_5;
 typedef _gostring_ swig_type_6;
-typedef _goslice_ swig_type_7;
-typedef long long swig_type_8;
+typedef _gostring_ swig_type_7;
+typedef _goslice_ swig_type_8;
 typedef long long swig_type_9;
-typedef _gostring_ swig_type_10;
+typedef long long swig_type_10;
 typedef _gostring_ swig_type_11;
 typedef _gostring_ swig_type_12;
-typedef _goslice_ swig_type_13;
+typedef _gostring_ swig_type_13;
 typedef _goslice_ swig_type_14;
-typedef _gostring_ swig_type_15;
-typedef _goslice_ swig_type_16;
+typedef _goslice_ swig_type_15;
+typedef _gostring_ swig_type_16;
 typedef _goslice_ swig_type_17;
-typedef _gostring_ swig_type_18;
-typedef _goslice_ swig_type_19;
+typedef _goslice_ swig_type_18;
+typedef _gostring_ swig_type_19;
 typedef _goslice_ swig_type_20;
 typedef _goslice_ swig_type_21;
-typedef _gostring_ swig_type_22;
-typedef _goslice_ swig_type_23;
-typedef _gostring_ swig_type_24;
-typedef _goslice_ swig_type_25;
+typedef _goslice_ swig_type_22;
+typedef _gostring_ swig_type_23;
+typedef _goslice_ swig_type_24;
+typedef _gostring_ swig_type_25;
 typedef _goslice_ swig_type_26;
-typedef _gostring_ swig_type_27;
-typedef _goslice_ swig_type_28;
+typedef _goslice_ swig_type_27;
+typedef _gostring_ swig_type_28;
 typedef _goslice_ swig_type_29;
-typedef long long swig_type_30;
-typedef _gostring_ swig_type_31;
-typedef _goslice_ swig_type_32;
-typedef _gostring_ swig_type_33;
-typedef _goslice_ swig_type_34;
-typedef _gostring_ swig_type_35;
-typedef _goslice_ swig_type_36;
+typedef _goslice_ swig_type_30;
+typedef long long swig_type_31;
+typedef _gostring_ swig_type_32;
+typedef _goslice_ swig_type_33;
+typedef _gostring_ swig_type_34;
+typedef _goslice_ swig_type_35;
+typedef _gostring_ swig_type_36;
 typedef _goslice_ swig_type_37;
-typedef _gostring_ swig_type_38;
-typedef _goslice_ swig_type_39;
+typedef _goslice_ swig_type_38;
+typedef _gostring_ swig_type_39;
 typedef _goslice_ swig_type_40;
-typedef _gostring_ swig_type_41;
-typedef long long swig_type_42;
+typedef _goslice_ swig_type_41;
+typedef _gostring_ swig_type_42;
 typedef long long swig_type_43;
-typedef _gostring_ swig_type_44;
-typedef _goslice_ swig_type_45;
-typedef long long swig_type_46;
-typedef _gostring_ swig_type_47;
-typedef _goslice_ swig_type_48;
-typedef _gostring_ swig_type_49;
-typedef _goslice_ swig_type_50;
+typedef long long swig_type_44;
+typedef _gostring_ swig_type_45;
+typedef _goslice_ swig_type_46;
+typedef long long swig_type_47;
+typedef _gostring_ swig_type_48;
+typedef _goslice_ swig_type_49;
+typedef _gostring_ swig_type_50;
 typedef _goslice_ swig_type_51;
 typedef _goslice_ swig_type_52;
 typedef _goslice_ swig_type_53;
-typedef long long swig_type_54;
+typedef _goslice_ swig_type_54;
+typedef long long swig_type_55;
 extern void _wrap_Swig_free_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_e77416aff6f95981(swig_intgo arg1);
 extern swig_intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981(void);
 extern swig_type_1 _wrap_llm_version_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_llm_version_number_capi_e77416aff6f95981(void);
+extern swig_type_2 _wrap_llm_system_info_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_INVALID_ARGUMENT_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_NOT_FOUND_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_IO_capi_e77416aff6f95981(void);
@@ -101,12 +103,12 @@ extern swig_intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_CANCELLED_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981(void);
-extern swig_type_2 _wrap_llm_status_str_capi_e77416aff6f95981(int arg1);
+extern swig_type_3 _wrap_llm_status_str_capi_e77416aff6f95981(int arg1);
 extern swig_intgo _wrap_LLM_TOKEN_NONE_capi_e77416aff6f95981(void);
 extern void _wrap_llm_model_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_model_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_3 arg2);
-extern swig_type_4 _wrap_llm_model_params_tokenizer_path_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_4 arg2);
+extern swig_type_5 _wrap_llm_model_params_tokenizer_path_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_model_params_weight_type_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_model_params_weight_type_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_model_params_use_mmap_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -114,7 +116,7 @@ extern swig_intgo _wrap_llm_model_params_use_mmap_get_capi_e77416aff6f95981(uint
 extern void _wrap_delete_llm_model_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_model_params_capi_e77416aff6f95981(void);
 extern uintptr_t _wrap_llm_model_default_params_capi_e77416aff6f95981(void);
-extern swig_type_5 _wrap_llm_model_load_capi_e77416aff6f95981(swig_type_6 arg1, uintptr_t arg2, swig_type_7 arg3);
+extern swig_type_6 _wrap_llm_model_load_capi_e77416aff6f95981(swig_type_7 arg1, uintptr_t arg2, swig_type_8 arg3);
 extern void _wrap_llm_model_free_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_n_vocab_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_n_ctx_train_capi_e77416aff6f95981(uintptr_t arg1);
@@ -122,23 +124,23 @@ extern swig_intgo _wrap_llm_model_n_embd_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_n_layer_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_n_head_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_n_head_kv_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_8 _wrap_llm_model_n_params_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_9 _wrap_llm_model_weight_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_9 _wrap_llm_model_n_params_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_10 _wrap_llm_model_weight_bytes_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_weight_type_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_10 _wrap_llm_model_arch_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_11 _wrap_llm_model_arch_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_bos_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_eos_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_token_is_eog_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_token_is_special_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_11 _wrap_llm_tokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_12 arg2, swig_intgo arg3, swig_type_13 arg4, swig_type_14 arg5);
-extern swig_type_15 _wrap_llm_token_to_piece_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_16 arg3, swig_type_17 arg4);
-extern swig_type_18 _wrap_llm_detokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_19 arg2, swig_intgo arg3, swig_type_20 arg4, swig_type_21 arg5);
-extern swig_type_22 _wrap_llm_detokenizer_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_23 arg2);
+extern swig_type_12 _wrap_llm_tokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_13 arg2, swig_intgo arg3, swig_type_14 arg4, swig_type_15 arg5);
+extern swig_type_16 _wrap_llm_token_to_piece_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_llm_detokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_20 arg2, swig_intgo arg3, swig_type_21 arg4, swig_type_22 arg5);
+extern swig_type_23 _wrap_llm_detokenizer_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_24 arg2);
 extern void _wrap_llm_detokenizer_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_24 _wrap_llm_detokenizer_push_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_25 arg3, swig_type_26 arg4);
-extern swig_type_27 _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_25 _wrap_llm_detokenizer_push_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_type_27 arg4);
+extern swig_type_28 _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3);
 extern void _wrap_llm_detokenizer_reset_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_30 _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_31 _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -150,14 +152,14 @@ extern swig_intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(uin
 extern uintptr_t _wrap_new_llm_context_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_context_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_context_default_params_capi_e77416aff6f95981(void);
-extern swig_type_31 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_32 arg3);
+extern swig_type_32 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_33 arg3);
 extern void _wrap_llm_context_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_33 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_34 arg2);
+extern swig_type_34 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_35 arg2);
 extern swig_intgo _wrap_llm_context_position_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_context_n_ctx_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_35 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
-extern swig_type_38 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3);
-extern swig_type_41 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_36 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3);
+extern swig_type_39 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
+extern swig_type_42 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern void _wrap_llm_context_reset_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_cancel_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -174,17 +176,17 @@ extern void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(ui
 extern float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_42 arg2);
-extern swig_type_43 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_43 arg2);
+extern swig_type_44 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_sampler_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_sampler_default_params_capi_e77416aff6f95981(void);
-extern swig_type_44 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_45 arg2);
+extern swig_type_45 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_46 arg2);
 extern void _wrap_llm_sampler_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_46 arg2);
-extern swig_type_47 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_48 arg3);
-extern swig_type_49 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_50 arg3, swig_type_51 arg4, swig_type_52 arg5, swig_type_53 arg6);
-extern swig_type_54 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_47 arg2);
+extern swig_type_48 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_49 arg3);
+extern swig_type_50 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_51 arg3, swig_type_52 arg4, swig_type_53 arg5, swig_type_54 arg6);
+extern swig_type_55 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -332,9 +334,9 @@ func swigStatusError(pair string) error {
 }
 
 const LLM_VERSION_MAJOR int = 1
-const LLM_VERSION_MINOR int = 1
+const LLM_VERSION_MINOR int = 2
 const LLM_VERSION_PATCH int = 0
-const LLM_VERSION_STRING string = "1.1.0"
+const LLM_VERSION_STRING string = "1.2.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981())
@@ -355,6 +357,15 @@ func Llm_version_number() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_llm_version_number_capi_e77416aff6f95981())
 	return swig_r
+}
+
+func Llm_system_info() (_swig_ret string) {
+	var swig_r string
+	swig_r_p := C._wrap_llm_system_info_capi_e77416aff6f95981()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
 }
 
 const LLM_OK int = 0
@@ -514,7 +525,7 @@ func (arg1 SwigcptrLlm_model_params) GetStruct_size() (_swig_ret uint) {
 func (arg1 SwigcptrLlm_model_params) SetTokenizer_path(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_3)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -591,7 +602,7 @@ func Llm_model_load(arg1 string, arg2 Llm_model_params, arg3 []SwigcptrModel) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_model_load_capi_e77416aff6f95981(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_model_load_capi_e77416aff6f95981(*(*C.swig_type_7)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -721,7 +732,7 @@ func Llm_tokenize(arg1 Model, arg2 string, arg3 int, arg4 []int32, arg5 []uint64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_tokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_tokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -743,7 +754,7 @@ func Llm_token_to_piece(arg1 Model, arg2 int, arg3 []byte, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_token_to_piece_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_token_to_piece_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -764,7 +775,7 @@ func Llm_detokenize(arg1 Model, arg2 []int32, arg3 int, arg4 []byte, arg5 []uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_detokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_detokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -784,7 +795,7 @@ func Llm_detokenizer_new(arg1 Model, arg2 []SwigcptrDetokenizer) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_detokenizer_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_detokenizer_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -805,7 +816,7 @@ func Llm_detokenizer_push(arg1 Detokenizer, arg2 int, arg3 []byte, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_detokenizer_push_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_detokenizer_push_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -823,7 +834,7 @@ func Llm_detokenizer_flush(arg1 Detokenizer, arg2 []byte, arg3 []uint64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_detokenizer_flush_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_detokenizer_flush_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -946,7 +957,7 @@ func Llm_context_new(arg1 Model, arg2 Llm_context_params, arg3 []SwigcptrContext
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -965,7 +976,7 @@ func Llm_forward(arg1 Context, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -994,7 +1005,7 @@ func Llm_context_copy_logits(arg1 Context, arg2 []float32, arg3 []uint64) (_swig
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1012,7 +1023,7 @@ func Llm_context_tokens(arg1 Context, arg2 []int32, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1149,7 +1160,7 @@ func (arg1 SwigcptrLlm_sampler_params) GetRepeat_last_n() (_swig_ret int) {
 func (arg1 SwigcptrLlm_sampler_params) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
+	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_43(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetSeed() (_swig_ret uint64) {
@@ -1201,7 +1212,7 @@ func Llm_sampler_new(arg1 Llm_sampler_params, arg2 []SwigcptrSampler) (_swig_ret
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1219,7 +1230,7 @@ func Llm_sampler_free(arg1 Sampler) {
 func Llm_sampler_reseed(arg1 Sampler, arg2 uint64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1))
+	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
 }
 
 func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
@@ -1227,7 +1238,7 @@ func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1245,7 +1256,7 @@ func Llm_context_step(arg1 Context, arg2 Sampler, arg3 []int32, arg4 []int32, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3

@@ -260,7 +260,7 @@ intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+1*100+0));
+  result = (int)((1*10000+2*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -284,6 +284,17 @@ intgo _wrap_llm_version_number_capi_e77416aff6f95981() {
   
   result = (int32_t)llm_version_number();
   _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_system_info_capi_e77416aff6f95981() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (char *)llm_system_info();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   return _swig_go_result;
 }
 

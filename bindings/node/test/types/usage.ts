@@ -1,5 +1,5 @@
 // Compiled (not run) by types.test.js: index.d.ts must describe the API as used here.
-import { Generation, LlmError, Model, Session, Status, StopReason, version } from 'libllm';
+import { Generation, LlmError, Model, Session, Status, StopReason, systemInfo, version } from 'libllm';
 
 async function main(): Promise<string> {
   const model: Model = await Model.load('stories260K.bin', { tokenizerPath: 'tok512.bin', weightType: 'q8_0', mmap: true });
@@ -36,7 +36,7 @@ async function main(): Promise<string> {
   }
   session.dispose();
   model.dispose();
-  return `${version} ${facts} ${bos} ${reason} ${tokens.length} ${whole} ${position} ${story}`;
+  return `${version} ${systemInfo} ${facts} ${bos} ${reason} ${tokens.length} ${whole} ${position} ${story}`;
 }
 
 main();
