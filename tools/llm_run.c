@@ -174,10 +174,11 @@ int main(int argc, char **argv) {
             printf(i ? " %d" : "%d", ids[i]);
     }
     printf("\n");
+    fflush(stdout); /* the text before the stats when both go to one terminal */
     if (n_generated > 1 && t1 > t_prompt)
-        fprintf(stderr, "prompt: %zu tokens, %.1f tok/s; generated: %zu tokens, %.1f tok/s\n",
+        fprintf(stderr, "prompt: %zu tokens, %.1f tok/s; generated: %zu tokens, %.1f tok/s (%s)\n",
                 n_prompt, (double)n_prompt / (t_prompt - t0 + 1e-9), n_generated,
-                (double)n_generated / (t1 - t_prompt));
+                (double)n_generated / (t1 - t_prompt), llm_system_info());
     free(piece);
     free(ids);
     free(text);
