@@ -31,7 +31,8 @@ TEST_CASE("llm_version matches the header", "[api][system]") {
     CHECK(llm_version_number() == LLM_VERSION_NUMBER);
 }
 
-TEST_CASE("llm_system_info names the kernels in use, the best ones and the cores", "[api][system]") {
+TEST_CASE("llm_system_info names the kernels in use, the best ones and the cores",
+          "[api][system]") {
     const char *info = llm_system_info();
     REQUIRE(info != nullptr);
     CHECK(info == llm_system_info()); // static storage
