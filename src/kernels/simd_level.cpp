@@ -106,9 +106,12 @@ SimdLevel choose() {
 
 } // namespace
 
+// Detected once: on AMX CPUs detection asks the kernel for the tile state
+// (a system call), and the level, the forcing and llm_system_info all ask.
 SimdLevel detect_simd_level() {
 #if LLM_X86_CPUID
-    return detect_x86();
+    static const SimdLevel best = detect_x86();
+    return best;
 #elif defined(__aarch64__)
     return SimdLevel::Neon;
 #else
@@ -117,8 +120,8 @@ SimdLevel detect_simd_level() {
 }
 
 bool simd_level_supported(SimdLevel level) {
-    static const SimdLevel best = detect_simd_level();
-    if (!on_this_arch(level) || static_cast<int>(level) > static_cast<int>(best)) return false;
+    if (!on_this_arch(level) || static_cast<int>(level) > static_cast<int>(detect_simd_level()))
+        return false;
 #if LLM_X86_CPUID
     if (level == SimdLevel::Avx2Vnni) {
         static const bool avx_vnni = cpu_has_avx_vnni();
