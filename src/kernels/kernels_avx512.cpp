@@ -244,8 +244,8 @@ void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const Blo
                         float *y, int64_t n_rows) {
     for_row_streams(
         w, stride, n_rows, y,
-        [&](const uint8_t *const *p, float *const *out) {
-            q8_rows<kStreams, true>(p, x, cols, out);
+        [&](auto streams, const uint8_t *const *p, float *const *out) {
+            q8_rows<decltype(streams)::value, true>(p, x, cols, out);
         },
         [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, cols, &out); });
 }

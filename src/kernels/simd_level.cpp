@@ -1,5 +1,6 @@
 #include "kernels/simd_level.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -104,6 +105,24 @@ SimdLevel choose() {
     return SimdLevel::Scalar;
 }
 
+int default_row_streams() {
+    const char *env = std::getenv("LLM_ROW_STREAMS");
+    if (env && (std::strcmp(env, "4") == 0 || std::strcmp(env, "8") == 0)) return *env - '0';
+#if LLM_X86_CPUID
+    unsigned a, b, c, d;
+    if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 &&
+        c == 0x444d4163 && // "AuthenticAMD"
+        __get_cpuid(1, &a, &b, &c, &d)) {
+        const unsigned base = (a >> 8) & 0xf,
+                       family = base == 0xf ? base + ((a >> 20) & 0xff) : base;
+        if (family >= 0x1a) return 4;
+    }
+#endif
+    return 8;
+}
+
+std::atomic<int> g_row_streams{0}; // 0: not chosen yet
+
 } // namespace
 
 // Detected once: on AMX CPUs detection asks the kernel for the tile state
@@ -134,6 +153,20 @@ bool simd_level_supported(SimdLevel level) {
 SimdLevel active_simd_level() {
     static const SimdLevel level = choose();
     return level;
+}
+
+int matvec_row_streams() {
+    int streams = g_row_streams.load(std::memory_order_relaxed);
+    if (streams == 0) {
+        int expected = 0; // a set_matvec_row_streams() meanwhile wins
+        g_row_streams.compare_exchange_strong(expected, default_row_streams());
+        streams = g_row_streams.load(std::memory_order_relaxed);
+    }
+    return streams;
+}
+
+void set_matvec_row_streams(int streams) {
+    g_row_streams.store(streams == 4 ? 4 : 8, std::memory_order_relaxed);
 }
 
 } // namespace llm

@@ -33,4 +33,15 @@ bool simd_level_supported(SimdLevel level);
 // The level in use: detect_simd_level(), lowered by LLM_SIMD if set.
 SimdLevel active_simd_level();
 
+// How many row streams a matrix-vector product reads at once (see
+// for_row_streams in simd_kernels.inc): 4 on AMD Zen 5 (family 26) and
+// later, where 4 read faster than 8, and 8 elsewhere, where 8 is what was
+// measured (on Intel Skylake-SP and Sapphire Rapids VMs). The environment
+// variable LLM_ROW_STREAMS=4|8 overrides the choice, to compare the two on
+// another CPU. The results do not depend on it.
+int matvec_row_streams();
+
+// For tests: use `streams` (4 or 8) from now on.
+void set_matvec_row_streams(int streams);
+
 } // namespace llm

@@ -206,22 +206,29 @@ TEST_CASE("matmul_group equals separate products, with and without threads", "[k
 }
 
 TEST_CASE("a row's product does not depend on the rows computed with it", "[kernels]") {
-    // Matrix-vector kernels take rows in groups (see for_row_streams) and
-    // the last few alone; a thread's share decides which path a row takes.
-    for (DType t : kTypes)
-        for (int64_t rows : {8, 19, 37, 64}) {
-            auto tm = make_matrix(t, rows, 96, static_cast<uint32_t>(rows));
-            auto x = random_floats(96, 5);
-            std::vector<float> all(static_cast<size_t>(rows));
-            matmul(tm.m, x.data(), 1, all.data(), nullptr);
-            for (int64_t r = 0; r < rows; ++r) {
-                const Matrix one{tm.m.row(r), t, 1, tm.m.cols};
-                float y = -1.0f;
-                matmul(one, x.data(), 1, &y, nullptr);
-                INFO(dtype_name(t) << " " << rows << " rows, row " << r);
-                CHECK(y == all[static_cast<size_t>(r)]);
+    // Matrix-vector kernels take rows in groups of 4 or 8 streams (see
+    // for_row_streams; the count depends on the CPU) and the last few alone;
+    // a thread's share decides which path a row takes.
+    const int default_streams = matvec_row_streams();
+    for (int streams : {4, 8}) {
+        set_matvec_row_streams(streams);
+        for (DType t : kTypes)
+            for (int64_t rows : {8, 19, 37, 64}) {
+                auto tm = make_matrix(t, rows, 96, static_cast<uint32_t>(rows));
+                auto x = random_floats(96, 5);
+                std::vector<float> all(static_cast<size_t>(rows));
+                matmul(tm.m, x.data(), 1, all.data(), nullptr);
+                for (int64_t r = 0; r < rows; ++r) {
+                    const Matrix one{tm.m.row(r), t, 1, tm.m.cols};
+                    float y = -1.0f;
+                    matmul(one, x.data(), 1, &y, nullptr);
+                    INFO(dtype_name(t)
+                         << " " << rows << " rows, row " << r << ", " << streams << " streams");
+                    CHECK(y == all[static_cast<size_t>(r)]);
+                }
             }
-        }
+    }
+    set_matvec_row_streams(default_streams);
 }
 
 TEST_CASE("activation quantization follows the Q8 rule exactly", "[kernels][quant]") {
