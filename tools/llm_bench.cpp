@@ -222,7 +222,7 @@ class BandwidthProbe {
 #pragma GCC unroll 8
             for (int s = 0; s < S; ++s) {
                 const uint64_t *q = reinterpret_cast<const uint64_t *>(p + s * part + i);
-                prefetch(reinterpret_cast<const char *>(q) + kPrefetchAhead);
+                __builtin_prefetch(reinterpret_cast<const char *>(q) + kPrefetchAhead);
                 acc[s] += q[0] + q[1] + q[2] + q[3] + q[4] + q[5] + q[6] + q[7];
             }
         uint64_t total = 0;
@@ -253,14 +253,6 @@ class BandwidthProbe {
         return static_cast<uint64_t>(_mm256_extract_epi64(total, 0));
     }
 #endif
-
-    static void prefetch(const char *p) {
-#if defined(__GNUC__) || defined(__clang__)
-        __builtin_prefetch(p);
-#else
-        (void)p;
-#endif
-    }
 
     int threads_;
     int64_t chunk_; // bytes per thread
