@@ -342,7 +342,7 @@ int run(const Options &o) {
         // batch of that size (a shorter one left that to the first timed
         // run, which then came out a quarter slower than the rest) and
         // wakes the CPU's clocks.
-        run_once(tf, prompt, 2, c.vocab_size, logits);
+        run_once(tf, prompt, std::min(o.gen, 2), c.vocab_size, logits);
         std::unique_ptr<BandwidthProbe> probe;
         for (int r = 0; r < o.repeat; ++r) {
             const double cpu0 = cpu_seconds();
