@@ -397,7 +397,7 @@ TEST_CASE("attention_heads matches a double reference", "[kernels]") {
     const int64_t blocks[][2] = {{0, 6}, {1, 4}, {5, 1}, {2, 3}};
     for (DType kv_type : {DType::F32, DType::F16})
         for (int64_t group : {1, 2, 3, 6})
-            for (int64_t hd : {8, 64, 72})
+            for (int64_t hd : {8, 48, 64, 72, 128})
                 for (int64_t n_pos : {1, 3, 17, 200})
                     for (const auto &b : blocks) {
                         const int64_t h0 = b[0], nh = b[1];
