@@ -155,25 +155,31 @@ int64_t peak_rss_bytes() {
     return -1;
 }
 
-// The read-bandwidth probe: each thread reads its share of a buffer far
-// larger than the caches in blocks of kBlock bytes, each block as S
-// sequential streams read a 64-byte line at a time, each stream prefetched
-// kPrefetchAhead bytes ahead. That is how the matrix-vector kernels read
-// weights (for_row_streams in src/kernels/simd_kernels.inc). A pass is
-// timed with 4 and with 8 streams and the faster counts, so the efficiency
-// is measured against the best plain reader we found on the machine, not
-// against a pattern that suits the kernels.
+// The read-bandwidth probe: reads from a buffer far larger than the caches,
+// in blocks of sequential streams read a 64-byte line at a time, each
+// stream prefetched kPrefetchAhead bytes ahead. That is how the
+// matrix-vector kernels read weights (for_row_streams in
+// src/kernels/simd_kernels.inc). Every read is timed with 4 and with 8
+// streams and the faster counts, so the efficiency is measured against the
+// best plain reader we found on the machine, not against a pattern that
+// suits the kernels.
 //
 // Why these choices (AMD EPYC Zen 5 VM, one thread, one process, 1 GiB):
 // a line taken as two 32-byte loads read at 37-40 GB/s with 4 streams and
 // 30-33 with 8; the same line as four 16-byte loads (SSE2, this probe's
 // reader before) at 25-29, below what the kernels themselves read.
+//
+// The probe is paired with decoding (see run_once): after each decoded
+// token it reads as many bytes as the token read weights, with the same
+// thread pool, so both are timed under the same conditions. This VM's
+// bandwidth drifts by a factor of up to two over seconds to minutes; a
+// probe taken apart from the decoding, even right after each run, landed on
+// other levels than the run had (the same binary's efficiency came out at
+// 73% and at 94% in consecutive runs).
 class BandwidthProbe {
   public:
-    BandwidthProbe(int threads, int64_t mib)
-        : threads_(threads),
-          chunk_(std::max<int64_t>(1, mib * (1 << 20) / threads / kBlock) * kBlock),
-          buf_(static_cast<size_t>(chunk_ * threads / 8)), sums_(threads, 0),
+    explicit BandwidthProbe(int64_t mib)
+        : buf_(static_cast<size_t>(mib << 20) / 8),
           wide_(llm::simd_level_supported(llm::SimdLevel::Avx2)) {
         // Distinct contents per page: a hypervisor may back identical
         // pages by one physical page, which would then be read from cache.
@@ -184,41 +190,48 @@ class BandwidthProbe {
         }
     }
 
-    // Bytes per second: the best of `passes` passes over the whole buffer,
-    // each made with 4 and with 8 streams.
-    double measure(int passes) {
+    // Seconds to read `bytes` (rounded to whole blocks), the faster of a
+    // read with 4 and one with 8 streams. Each read continues where the last
+    // one ended, wrapping around the buffer, so it never finds its bytes in
+    // the caches.
+    double read_seconds(int64_t bytes, llm::ThreadPool &pool) {
+        const int64_t blocks = std::max<int64_t>(pool.size(), (bytes + kBlock - 1) / kBlock);
+        const int64_t block =
+            std::max<int64_t>(kLine * 8, bytes / blocks / (kLine * 8) * kLine * 8);
+        const int64_t n_buf = static_cast<int64_t>(buf_.size()) * 8 / block; // blocks in buf_
         double best = 1e30;
-        for (int pass = 0; pass < passes; ++pass)
-            for (int streams : {4, 8}) {
-                const auto t0 = std::chrono::steady_clock::now();
-                std::vector<std::thread> readers;
-                for (int t = 0; t < threads_; ++t)
-                    readers.emplace_back([this, t, streams] {
-                        const auto *p = reinterpret_cast<const uint8_t *>(buf_.data()) + t * chunk_;
-                        for (int64_t b = 0; b < chunk_; b += kBlock)
-                            sums_[t] += streams == 4 ? read_block<4>(p + b) : read_block<8>(p + b);
-                    });
-                for (auto &r : readers)
-                    r.join();
-                best = std::min(best, seconds_since(t0));
-            }
-        volatile uint64_t sink = sums_[0]; // the sums are the point of the reads
-        (void)sink;
-        return static_cast<double>(chunk_) * threads_ / best;
+        for (int streams : {4, 8}) {
+            const int64_t first = next_;
+            next_ = (next_ + blocks) % n_buf;
+            const auto t0 = std::chrono::steady_clock::now();
+            pool.parallel_for(blocks, 1, [&](int64_t begin, int64_t end, int thread) {
+                const auto *base = reinterpret_cast<const uint8_t *>(buf_.data());
+                uint64_t sum = 0;
+                for (int64_t i = begin; i < end; ++i) {
+                    const uint8_t *p = base + (first + i) % n_buf * block;
+                    sum += streams == 4 ? read_block<4>(p, block) : read_block<8>(p, block);
+                }
+                sink_[thread % kSinks] += sum;
+            });
+            best = std::min(best, seconds_since(t0));
+        }
+        return best * static_cast<double>(bytes) / static_cast<double>(blocks * block);
     }
 
   private:
     static constexpr int64_t kPrefetchAhead = 1024;
+    static constexpr int64_t kLine = 64;
     static constexpr int64_t kBlock = 16 << 20;
+    static constexpr int kSinks = 64;
 
-    // Sums kBlock bytes from p, as S streams at once.
-    template <int S> uint64_t read_block(const uint8_t *p) const {
+    // Sums n bytes from p (n a multiple of S lines), as S streams at once.
+    template <int S> uint64_t read_block(const uint8_t *p, int64_t n) const {
 #if defined(LLM_PROBE_AVX2)
-        if (wide_) return read_block_avx2<S>(p);
+        if (wide_) return read_block_avx2<S>(p, n);
 #endif
-        constexpr int64_t part = kBlock / S; // bytes per stream
+        const int64_t part = n / S; // bytes per stream
         uint64_t acc[S] = {};
-        for (int64_t i = 0; i < part; i += 64) // one line per stream
+        for (int64_t i = 0; i < part; i += kLine) // one line per stream
 #pragma GCC unroll 8
             for (int s = 0; s < S; ++s) {
                 const uint64_t *q = reinterpret_cast<const uint64_t *>(p + s * part + i);
@@ -233,12 +246,12 @@ class BandwidthProbe {
 
 #if defined(LLM_PROBE_AVX2)
     template <int S>
-    __attribute__((target("avx2"))) static uint64_t read_block_avx2(const uint8_t *p) {
-        constexpr int64_t part = kBlock / S;
+    __attribute__((target("avx2"))) static uint64_t read_block_avx2(const uint8_t *p, int64_t n) {
+        const int64_t part = n / S;
         __m256i acc[S];
         for (__m256i &a : acc)
             a = _mm256_setzero_si256();
-        for (int64_t i = 0; i < part; i += 64)
+        for (int64_t i = 0; i < part; i += kLine)
 #pragma GCC unroll 8
             for (int s = 0; s < S; ++s) {
                 const uint8_t *q = p + s * part + i;
@@ -254,11 +267,12 @@ class BandwidthProbe {
     }
 #endif
 
-    int threads_;
-    int64_t chunk_; // bytes per thread
     std::vector<uint64_t> buf_;
-    std::vector<uint64_t> sums_;
-    bool wide_; // AVX2 loads
+    bool wide_;        // AVX2 loads
+    int64_t next_ = 0; // the block the next read starts at
+    // The sums are the point of the reads: stored where the compiler must
+    // assume they are read.
+    volatile uint64_t sink_[kSinks] = {};
 };
 
 // FLOPs of a prefill of n tokens: 2 per weight per token in the layers,
@@ -277,21 +291,34 @@ const char *type_name(const llm::Model &m) {
 
 struct Result {
     double prefill_tok_s, decode_tok_s;
+    double probe_gb_s = 0; // with a probe: its bandwidth over the reads paired with the tokens
 };
 
+// A prefill of the prompt, then `gen` tokens decoded one by one. With a
+// probe, each decoded token is followed by a read of weight_bytes from it
+// (not counted in the decode time).
 Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int gen, int32_t vocab,
-                std::vector<float> &logits) {
+                std::vector<float> &logits, BandwidthProbe *probe = nullptr,
+                int64_t weight_bytes = 0) {
     auto t0 = std::chrono::steady_clock::now();
     tf.forward(prompt.data(), static_cast<int64_t>(prompt.size()), 0, logits.data(), nullptr);
     const double prefill = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    double decode = 0, probe_seconds = 0;
     int32_t pos = static_cast<int32_t>(prompt.size());
+    t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < gen; ++i) {
         const int32_t token = llm::argmax(logits.data(), vocab);
         tf.forward(&token, 1, pos++, logits.data(), nullptr);
+        if (probe) {
+            decode += seconds_since(t0);
+            probe_seconds += probe->read_seconds(weight_bytes, *tf.pool());
+            t0 = std::chrono::steady_clock::now();
+        }
     }
-    const double decode = seconds_since(t0);
-    return {static_cast<double>(prompt.size()) / prefill, gen / decode};
+    if (!probe) decode = seconds_since(t0);
+    Result r{static_cast<double>(prompt.size()) / prefill, gen / decode};
+    if (probe) r.probe_gb_s = static_cast<double>(weight_bytes) * gen / probe_seconds / 1e9;
+    return r;
 }
 
 int run(const Options &o) {
@@ -327,12 +354,11 @@ int run(const Options &o) {
         t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
     std::vector<float> logits(static_cast<size_t>(c.vocab_size));
 
-    // Each run is followed by a probe of the read bandwidth, and each run's
-    // efficiency is computed against its own probe: this VM's bandwidth
-    // drifts by a factor of two over minutes, and a probe taken once before
-    // or after the runs can land on another level than the runs did.
+    // Each repeat is two runs: one as a caller would run it (prefill and
+    // decode tok/s), then one with the probe paired with each decoded token
+    // (efficiency: see BandwidthProbe).
     const int64_t weight_bytes = model->weight_bytes();
-    std::vector<double> prefill, decode, bandwidth, efficiency;
+    std::vector<double> prefill, decode, paired_decode, bandwidth, efficiency;
     int64_t kv_bytes, rss = 0;
     double cpu_used = 0, wall_used = 0;
     {
@@ -352,13 +378,16 @@ int run(const Options &o) {
             wall_used += seconds_since(wall0);
             if (!probe) {
                 rss = peak_rss_bytes(); // the model's peak, before the probe's buffer exists
-                probe = std::make_unique<BandwidthProbe>(o.threads, o.probe_mb);
+                probe = std::make_unique<BandwidthProbe>(o.probe_mb);
             }
-            const double bw = probe->measure(2);
+            const Result paired =
+                run_once(tf, prompt, o.gen, c.vocab_size, logits, probe.get(), weight_bytes);
             prefill.push_back(res.prefill_tok_s);
             decode.push_back(res.decode_tok_s);
-            bandwidth.push_back(bw);
-            efficiency.push_back(static_cast<double>(weight_bytes) * res.decode_tok_s / bw);
+            paired_decode.push_back(paired.decode_tok_s);
+            bandwidth.push_back(paired.probe_gb_s * 1e9);
+            efficiency.push_back(static_cast<double>(weight_bytes) * paired.decode_tok_s /
+                                 (paired.probe_gb_s * 1e9));
         }
     }
     // Near 1 when the threads had their cores; well below when other
@@ -378,11 +407,12 @@ int run(const Options &o) {
                     "\"repeat\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.3f, "
                     "\"weight_bytes\": %" PRId64 ", \"kv_cache_bytes\": %" PRId64 ", "
                     "\"bandwidth_gb_s\": %.3f, \"decode_efficiency\": %.3f, "
+                    "\"paired_decode_tok_s\": %.3f, "
                     "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
                     ", \"cpu_share\": %.2f}\n",
                     name.c_str(), type_name(*model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
                     o.prompt, o.gen, o.repeat, prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes,
-                    bw / 1e9, decode_efficiency, gflops, rss, cpu_share);
+                    bw / 1e9, decode_efficiency, median(paired_decode), gflops, rss, cpu_share);
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
@@ -394,10 +424,10 @@ int run(const Options &o) {
                 o.gen);
     std::printf("prefill      %.1f tok/s, %.1f GFLOP/s\n", prefill_tok_s, gflops);
     std::printf("decode       %.2f tok/s\n", decode_tok_s);
-    std::printf("bandwidth    %.2f GB/s (read probe after each run, %" PRId64 " MiB)\n", bw / 1e9,
-                o.probe_mb);
-    std::printf("efficiency   %.1f%% (weight bytes x decode tok/s / bandwidth, per run)\n",
-                100 * decode_efficiency);
+    std::printf("bandwidth    %.2f GB/s (probe reads paired with the decoded tokens)\n", bw / 1e9);
+    std::printf("efficiency   %.1f%% (a second run's decode, %.2f tok/s, against the probe\n"
+                "             reading the same bytes after each of its tokens)\n",
+                100 * decode_efficiency, median(paired_decode));
     std::printf("peak RSS     %.1f MB (weights + KV cache = %.1f MB)\n", rss / 1e6,
                 (weight_bytes + kv_bytes) / 1e6);
     return 0;

@@ -2,8 +2,9 @@
 # Runs llm-bench over shapes x weight types x thread counts and prints the
 # README's performance table (markdown), one row per run, plus the raw JSON
 # lines in $OUT (default bench-matrix.jsonl). Run it on an idle machine:
-# every number is a median of llm-bench's repeats, and the bandwidth each
-# efficiency is computed against is measured by the same run.
+# every number is a median of llm-bench's repeats. The efficiency compares
+# a decode run with probe reads paired with its tokens (llm-bench's
+# BandwidthProbe); that run's tok/s is the "paired" column.
 #
 #   tools/bench/bench_matrix.sh [LLM_BENCH]
 #
@@ -34,12 +35,14 @@ python3 - "$out" <<'EOF'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 print("| shape | weights | threads | prefill tok/s | prefill GFLOP/s | decode tok/s "
-      "| weights MB | read GB/s | decode efficiency | peak RSS / (weights + KV) |")
-print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+      "| paired decode tok/s | weights MB | read GB/s | decode efficiency "
+      "| peak RSS / (weights + KV) |")
+print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 for r in rows:
     need = r["weight_bytes"] + r["kv_cache_bytes"]
     print(f'| {r["model"]} | {r["weight_type"]} | {r["threads"]} '
           f'| {r["prefill_tok_s"]:.1f} | {r["prefill_gflops"]:.1f} | {r["decode_tok_s"]:.2f} '
+          f'| {r["paired_decode_tok_s"]:.2f} '
           f'| {r["weight_bytes"] / 1e6:.0f} | {r["bandwidth_gb_s"]:.2f} '
           f'| {100 * r["decode_efficiency"]:.0f}% | {r["peak_rss_bytes"] / need:.2f} |')
 EOF
