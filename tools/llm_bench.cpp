@@ -195,7 +195,12 @@ class BandwidthProbe {
     // one ended, wrapping around the buffer, so it never finds its bytes in
     // the caches.
     double read_seconds(int64_t bytes, llm::ThreadPool &pool) {
-        const int64_t blocks = std::max<int64_t>(pool.size(), (bytes + kBlock - 1) / kBlock);
+        // One equal part per thread, not the pool's dynamic chunks: those
+        // let one thread finish up to a chunk after the other, a stall the
+        // decode has and the probe, as the ceiling, should not.
+        const int64_t parts = pool.size();
+        const int64_t per_part = std::max<int64_t>(1, (bytes / parts + kBlock - 1) / kBlock);
+        const int64_t blocks = parts * per_part;
         const int64_t block =
             std::max<int64_t>(kLine * 8, bytes / blocks / (kLine * 8) * kLine * 8);
         const int64_t n_buf = static_cast<int64_t>(buf_.size()) * 8 / block; // blocks in buf_
@@ -204,10 +209,10 @@ class BandwidthProbe {
             const int64_t first = next_;
             next_ = (next_ + blocks) % n_buf;
             const auto t0 = std::chrono::steady_clock::now();
-            pool.parallel_for(blocks, 1, [&](int64_t begin, int64_t end, int thread) {
+            pool.parallel_for(parts, 1, [&](int64_t begin, int64_t end, int thread) {
                 const auto *base = reinterpret_cast<const uint8_t *>(buf_.data());
                 uint64_t sum = 0;
-                for (int64_t i = begin; i < end; ++i) {
+                for (int64_t i = begin * per_part; i < end * per_part; ++i) {
                     const uint8_t *p = base + (first + i) % n_buf * block;
                     sum += streams == 4 ? read_block<4>(p, block) : read_block<8>(p, block);
                 }
