@@ -13,7 +13,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <sys/resource.h>
@@ -296,7 +295,7 @@ const char *type_name(const llm::Model &m) {
 
 struct Result {
     double prefill_tok_s, decode_tok_s;
-    double probe_gb_s = 0; // with a probe: its bandwidth over the reads paired with the tokens
+    double probe_seconds = 0; // with a probe: its reads paired with the tokens, in all
 };
 
 // A prefill of the prompt, then `gen` tokens decoded one by one. With a
@@ -305,25 +304,19 @@ struct Result {
 Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int gen, int32_t vocab,
                 std::vector<float> &logits, BandwidthProbe *probe = nullptr,
                 int64_t weight_bytes = 0) {
-    auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
     tf.forward(prompt.data(), static_cast<int64_t>(prompt.size()), 0, logits.data(), nullptr);
     const double prefill = seconds_since(t0);
     double decode = 0, probe_seconds = 0;
     int32_t pos = static_cast<int32_t>(prompt.size());
-    t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < gen; ++i) {
+        const auto t = std::chrono::steady_clock::now();
         const int32_t token = llm::argmax(logits.data(), vocab);
         tf.forward(&token, 1, pos++, logits.data(), nullptr);
-        if (probe) {
-            decode += seconds_since(t0);
-            probe_seconds += probe->read_seconds(weight_bytes, *tf.pool());
-            t0 = std::chrono::steady_clock::now();
-        }
+        decode += seconds_since(t);
+        if (probe) probe_seconds += probe->read_seconds(weight_bytes, *tf.pool());
     }
-    if (!probe) decode = seconds_since(t0);
-    Result r{static_cast<double>(prompt.size()) / prefill, gen / decode};
-    if (probe) r.probe_gb_s = static_cast<double>(weight_bytes) * gen / probe_seconds / 1e9;
-    return r;
+    return {static_cast<double>(prompt.size()) / prefill, gen / decode, probe_seconds};
 }
 
 int run(const Options &o) {
@@ -390,9 +383,9 @@ int run(const Options &o) {
             prefill.push_back(res.prefill_tok_s);
             decode.push_back(res.decode_tok_s);
             paired_decode.push_back(paired.decode_tok_s);
-            bandwidth.push_back(paired.probe_gb_s * 1e9);
-            efficiency.push_back(static_cast<double>(weight_bytes) * paired.decode_tok_s /
-                                 (paired.probe_gb_s * 1e9));
+            bandwidth.push_back(static_cast<double>(weight_bytes) * o.gen / paired.probe_seconds);
+            // = weight bytes x paired tok/s / bandwidth: the probe's time over the decode's
+            efficiency.push_back(paired.probe_seconds * paired.decode_tok_s / o.gen);
         }
     }
     // Near 1 when the threads had their cores; well below when other

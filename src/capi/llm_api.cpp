@@ -457,20 +457,16 @@ llm_status llm_forward(llm_context *ctx, const llm_token *tokens, size_t n_token
     if (!tokens && n_tokens) return invalid("llm_forward: tokens is NULL");
     if (n_tokens == 0) return invalid("llm_forward: no tokens given");
     return guarded([&] {
-        for (size_t i = 0; i < n_tokens; ++i)
-            check_token(*ctx->owner->model, tokens[i]);
         const size_t pos = ctx->tokens.size();
-        const size_t n_ctx = static_cast<size_t>(ctx->transformer->n_ctx());
-        if (n_tokens > n_ctx - pos)
-            llm::fail(LLM_ERR_CONTEXT_FULL, "context full: ", pos, " of ", n_ctx,
-                      " positions used, ", n_tokens, " more requested");
+        // (n_tokens beyond int64 cannot fit any context: it is capped to say so)
+        const auto n = static_cast<int64_t>(std::min<size_t>(n_tokens, INT64_MAX));
+        ctx->transformer->check_input(tokens, n, static_cast<int32_t>(pos));
         if (ctx->cancel.exchange(false)) llm::fail(LLM_ERR_CANCELLED, "cancelled");
         ctx->has_logits = false;
-        int64_t done =
-            ctx->transformer->forward(tokens, static_cast<int64_t>(n_tokens),
-                                      static_cast<int32_t>(pos), ctx->logits.data(), &ctx->cancel);
+        int64_t done = ctx->transformer->forward(tokens, n, static_cast<int32_t>(pos),
+                                                 ctx->logits.data(), &ctx->cancel);
         ctx->tokens.insert(ctx->tokens.end(), tokens, tokens + done);
-        if (done < static_cast<int64_t>(n_tokens)) {
+        if (done < n) {
             ctx->cancel.store(false);
             llm::fail(LLM_ERR_CANCELLED, "cancelled after ", done, " of ", n_tokens, " tokens");
         }

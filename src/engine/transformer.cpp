@@ -134,19 +134,20 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
     for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
 }
 
+void Transformer::check_input(const int32_t *tokens, int64_t n, int32_t pos0) const {
+    for (int64_t t = 0; t < n; ++t)
+        if (tokens[t] < 0 || tokens[t] >= cfg_.vocab_size)
+            fail(LLM_ERR_TOKEN_OUT_OF_RANGE, "token id ", tokens[t], " is outside [0, ",
+                 cfg_.vocab_size, ")");
+    if (n < 0 || pos0 < 0 || n > cache_.n_ctx() - pos0)
+        fail(LLM_ERR_CONTEXT_FULL, "context full: ", pos0, " of ", cache_.n_ctx(),
+             " positions used, ", n, " more requested");
+}
+
 int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, float *logits,
                              const std::atomic<bool> *cancel) {
     const int64_t dim = cfg_.dim;
-    // The C layer checks these for its callers; tools and tests that drive
-    // the engine directly get the same guard instead of a write past the
-    // cache.
-    if (n < 0 || pos0 < 0 || n > cache_.n_ctx() - pos0)
-        fail(LLM_ERR_CONTEXT_FULL, "forward: positions ", pos0, "..", pos0 + n, " exceed n_ctx ",
-             cache_.n_ctx());
-    for (int64_t t = 0; t < n; ++t)
-        if (tokens[t] < 0 || tokens[t] >= cfg_.vocab_size)
-            fail(LLM_ERR_TOKEN_OUT_OF_RANGE, "forward: token ", tokens[t], " is outside 0..",
-                 cfg_.vocab_size - 1);
+    check_input(tokens, n, pos0);
     int64_t done = 0;
     while (done < n) {
         const int64_t b = std::min(kMaxBatch, n - done);

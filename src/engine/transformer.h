@@ -31,6 +31,12 @@ class Transformer {
     int64_t forward(const int32_t *tokens, int64_t n, int32_t pos0, float *logits,
                     const std::atomic<bool> *cancel);
 
+    // Throws LLM_ERR_TOKEN_OUT_OF_RANGE for an id outside the vocabulary,
+    // then LLM_ERR_CONTEXT_FULL unless positions pos0 .. pos0 + n - 1 fit the
+    // cache. forward() calls it first; callers with state to keep intact on
+    // bad input (the C layer) call it before touching that state.
+    void check_input(const int32_t *tokens, int64_t n, int32_t pos0) const;
+
     int32_t n_ctx() const { return cache_.n_ctx(); }
     ThreadPool *pool() { return pool_.get(); }
 
