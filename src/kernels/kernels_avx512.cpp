@@ -25,7 +25,9 @@
 
 #include "kernels/simd_primitives.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace llm {
 
@@ -164,18 +166,62 @@ inline __m512i load_act_one(const BlockQ8Act *b) {
     return _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(b[0].q)));
 }
 
-// Signed int8 dot products summed in groups of 4 into int32 lanes. The
-// instructions multiply unsigned by signed bytes, so |w| is paired with x
-// carrying the sign of w. |w|, |x| <= 127 by construction, so maddubs's
-// int16 pair sums cannot saturate.
-inline __m512i dot_i8(__m512i w, __m512i x) {
-    const __m512i sx = _mm512_mask_sub_epi8(x, _mm512_movepi8_mask(w), _mm512_setzero_si512(), x);
+// What the row kernel needs of the activations besides their quants,
+// computed once per call for all rows: the blocks' scales in one array,
+// zero past the last block up to a multiple of 16, and (with VNNI) one bias
+// vector per pair of blocks, see dot_i8. Built per call, not per row: the
+// scales used to be gathered per group of 16 blocks for every 4 rows, and
+// that gather (16 scalar stores read back as one vector) took about a
+// quarter of the kernel's time.
+struct ActView {
+    const BlockQ8Act *x;
+    const float *scales;
+    const int32_t *bias; // 16 lanes per pair of blocks
+};
+
+thread_local std::vector<float> t_act_scales;
+thread_local std::vector<int32_t> t_act_bias;
+
 #if defined(__AVX512VNNI__)
-    return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_abs_epi8(w), sx);
+// Signed int8 dot products summed in groups of 4 into int32 lanes. vpdpbusd
+// multiplies unsigned by signed bytes: w ^ 0x80 is w + 128 as an unsigned
+// byte, so it sums (w + 128) x, and the bias, -128 times the sum of the
+// same 4 activations (the same for every row), takes the 128 x back out.
+// Exact: every partial sum fits in int32.
+inline __m512i dot_i8(__m512i w, __m512i x, const int32_t *bias) {
+    return _mm512_dpbusd_epi32(_mm512_loadu_si512(bias),
+                               _mm512_xor_si512(w, _mm512_set1_epi8(-128)), x);
+}
 #else
+// Without VNNI, maddubs's int16 pair sums could saturate with w + 128, so
+// |w| is paired with x carrying the sign of w instead. |w|, |x| <= 127 by
+// construction, so the pair sums cannot saturate.
+inline __m512i dot_i8(__m512i w, __m512i x, const int32_t *) {
+    const __m512i sx = _mm512_mask_sub_epi8(x, _mm512_movepi8_mask(w), _mm512_setzero_si512(), x);
     const __m512i pairs = _mm512_maddubs_epi16(_mm512_abs_epi8(w), sx);
     return _mm512_madd_epi16(pairs, _mm512_set1_epi16(1));
+}
 #endif
+
+ActView act_view(const BlockQ8Act *x, int64_t nb) {
+    const auto n_scales = static_cast<size_t>((nb + 15) / 16 * 16);
+    if (t_act_scales.size() < n_scales) t_act_scales.resize(n_scales);
+    for (int64_t k = 0; k < nb; ++k)
+        t_act_scales[static_cast<size_t>(k)] = x[k].scale;
+    std::fill(t_act_scales.begin() + nb, t_act_scales.begin() + static_cast<int64_t>(n_scales),
+              0.0f);
+#if defined(__AVX512VNNI__)
+    const auto n_bias = static_cast<size_t>((nb + 1) / 2 * 16);
+    if (t_act_bias.size() < n_bias) t_act_bias.resize(n_bias);
+    for (int64_t k = 0; k < nb; k += 2) {
+        const __m512i xq = k + 1 < nb ? load_act_pair(x + k) : load_act_one(x + k);
+        const __m512i sums =
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(-128), xq);
+        _mm512_storeu_si512(t_act_bias.data() + k / 2 * 16,
+                            _mm512_sub_epi32(_mm512_setzero_si512(), sums));
+    }
+#endif
+    return {x, t_act_scales.data(), t_act_bias.data()};
 }
 
 // R rows' dot products with quantized activations. Per group of 16 blocks,
@@ -184,9 +230,10 @@ inline __m512i dot_i8(__m512i w, __m512i x) {
 // permute that spreads the pair's two scales over the lanes of their
 // blocks. An odd last block runs with zero high halves. With `Prefetch`,
 // each row is prefetched kPrefetchAhead bytes ahead (see for_row_streams).
+// The R sums are reduced as vsum4s, and a lone row as one, so that a row's
+// result does not depend on the rows computed with it.
 template <int R, bool Prefetch>
-inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t cols,
-                    float *const *y) {
+inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, float *const *y) {
     const int64_t nb = cols / kQ8BlockSize;
     const int8_t *q[R];
     vf acc[R];
@@ -200,10 +247,7 @@ inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t col
     const __m512i two = _mm512_set1_epi32(2);
     for (int64_t g = 0; g < nb; g += 16) {
         const int64_t end = nb - g < 16 ? nb : g + 16;
-        float act_scales[16];
-        for (int64_t j = 0; j < 16; ++j)
-            act_scales[j] = g + j < end ? x[g + j].scale : 0.0f;
-        const vf xs = vload(act_scales);
+        const vf xs = vload(a.scales + g);
         vf c[R];
 #pragma GCC unroll 8
         for (int i = 0; i < R; ++i)
@@ -217,37 +261,49 @@ inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t col
                 for (int i = 0; i < R; ++i)
                     prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
                              kPrefetchAhead);
-            const __m512i xq = load_act_pair(x + k);
+            const __m512i xq = load_act_pair(a.x + k);
+            const int32_t *bias = a.bias + k / 2 * 16;
 #pragma GCC unroll 8
             for (int i = 0; i < R; ++i) {
-                const __m512i d = dot_i8(_mm512_loadu_si512(q[i] + k * kQ8BlockSize), xq);
+                const __m512i d = dot_i8(_mm512_loadu_si512(q[i] + k * kQ8BlockSize), xq, bias);
                 acc[i] = vfma(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(idx, c[i]), acc[i]);
             }
         }
         if (k < end) {
-            const __m512i xq = load_act_one(x + k);
+            const __m512i xq = load_act_one(a.x + k);
+            const int32_t *bias = a.bias + k / 2 * 16;
 #pragma GCC unroll 8
             for (int i = 0; i < R; ++i) {
                 const __m512i w = _mm512_zextsi256_si512(
                     _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize)));
-                acc[i] = vfma(_mm512_cvtepi32_ps(dot_i8(w, xq)), _mm512_permutexvar_ps(idx, c[i]),
-                              acc[i]);
+                acc[i] = vfma(_mm512_cvtepi32_ps(dot_i8(w, xq, bias)),
+                              _mm512_permutexvar_ps(idx, c[i]), acc[i]);
             }
         }
     }
+    float sums[R < 4 ? 4 : R];
+    static_assert(R == 1 || R % 4 == 0, "rows come in fours, or alone");
+    if constexpr (R == 1) {
+        vsum4(acc[0], acc[0], acc[0], acc[0], sums);
+    } else {
+#pragma GCC unroll 8
+        for (int i = 0; i < R; i += 4)
+            vsum4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3], sums + i);
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i)
-        *y[i] = vsum(acc[i]);
+        *y[i] = sums[i];
 }
 
 void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
                         float *y, int64_t n_rows) {
+    const ActView a = act_view(x, cols / kQ8BlockSize);
     for_row_streams(
         w, stride, n_rows, y,
         [&](auto streams, const uint8_t *const *p, float *const *out) {
-            q8_rows<decltype(streams)::value, true>(p, x, cols, out);
+            q8_rows<decltype(streams)::value, true>(p, a, cols, out);
         },
-        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, cols, &out); });
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, a, cols, &out); });
 }
 
 } // namespace
