@@ -157,14 +157,59 @@ inline vf vi_to_f(vi a) {
 
 namespace {
 
-// One Q8 block per register. maddubs multiplies unsigned by signed bytes:
-// |w| against x carrying w's sign; |w|, |x| <= 127 so the int16 pair sums
-// cannot saturate. R rows at a time (see for_row_streams).
+// The activations' block scales gathered once per call into one array (zero
+// past the last block, up to a multiple of 8), and with AVX-VNNI one bias
+// vector per block (see dot_i8): per row and block, the kernel then takes
+// its scale from a vector of 8 instead of widening and multiplying scalars.
+struct ActView {
+    const BlockQ8Act *x;
+    const float *scales;
+    const int32_t *bias; // 8 lanes per block
+};
+
+thread_local std::vector<int32_t> t_act_bias;
+
+#if defined(__AVXVNNI__)
+// vpdpbusd multiplies unsigned by signed bytes: w ^ 0x80 is w + 128 as an
+// unsigned byte, and the bias, -128 times the sum of the same 4
+// activations (the same for every row), takes the 128 x back out. Exact.
+inline __m256i dot_i8(__m256i w, __m256i x, const int32_t *bias) {
+    return _mm256_dpbusd_avx_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(bias)),
+                                   _mm256_xor_si256(w, _mm256_set1_epi8(-128)), x);
+}
+#else
+// maddubs's int16 pair sums could saturate with w + 128, so |w| meets x
+// carrying w's sign instead; |w|, |x| <= 127, so they cannot.
+inline __m256i dot_i8(__m256i w, __m256i x, const int32_t *) {
+    const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(x, w));
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+}
+#endif
+
+ActView act_view(const BlockQ8Act *x, int64_t nb) {
+#if defined(__AVXVNNI__)
+    const auto n_bias = static_cast<size_t>(nb * 8);
+    if (t_act_bias.size() < n_bias) t_act_bias.resize(n_bias);
+    for (int64_t k = 0; k < nb; ++k) {
+        const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[k].q));
+        const __m256i sums =
+            _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(-128), xq);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(t_act_bias.data() + k * 8),
+                            _mm256_sub_epi32(_mm256_setzero_si256(), sums));
+    }
+#endif
+    return {x, act_scales(x, nb), t_act_bias.data()};
+}
+
+// One Q8 block per register, R rows at a time (see for_row_streams). Per
+// group of 8 blocks, each row's 8 scales are widened at once and multiplied
+// by the activations' scales; each block then takes its lane by a permute.
+// (The 16-byte load of a last, partial group's scales reads into the row's
+// quants; those lanes are never used.) Row sums are vsum4s, a lone row's
+// too (store_sums).
 template <int R, bool Prefetch>
-inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t cols,
-                    float *const *y) {
+inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, float *const *y) {
     const int64_t nb = cols / kQ8BlockSize;
-    [[maybe_unused]] const __m256i ones = _mm256_set1_epi16(1);
     const int8_t *q[R];
     vf acc[R];
 #pragma GCC unroll 8
@@ -172,42 +217,45 @@ inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, int64_t col
         q[i] = q8_0_quants(rows[i], cols);
         acc[i] = vzero();
     }
-    for (int64_t k = 0; k < nb; ++k) {
-        if (Prefetch && k % 2 == 0)
+    for (int64_t g = 0; g < nb; g += 8) {
+        const int64_t end = nb - g < 8 ? nb : g + 8;
+        const vf xs = vload(a.scales + g);
+        vf c[R];
 #pragma GCC unroll 8
-            for (int i = 0; i < R; ++i)
-                prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
-                         kPrefetchAhead);
-        const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x[k].q));
-        const float xs = x[k].scale;
+        for (int i = 0; i < R; ++i)
+            c[i] = vmul(_mm256_cvtph_ps(
+                            _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[i] + 2 * g))),
+                        xs);
+        __m256i lane = _mm256_setzero_si256();
+        for (int64_t k = g; k < end; ++k, lane = _mm256_add_epi32(lane, _mm256_set1_epi32(1))) {
+            if (Prefetch && k % 2 == 0)
 #pragma GCC unroll 8
-        for (int i = 0; i < R; ++i) {
-            const __m256i wq =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize));
-#if defined(__AVXVNNI__)
-            const vf d = _mm256_cvtepi32_ps(_mm256_dpbusd_avx_epi32(
-                _mm256_setzero_si256(), _mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq)));
-#else
-            const __m256i pairs =
-                _mm256_maddubs_epi16(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
-            const vf d = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
-#endif
-            acc[i] = vfma(d, vset(q8_0_scale(rows[i], k) * xs), acc[i]);
+                for (int i = 0; i < R; ++i)
+                    prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
+                             kPrefetchAhead);
+            const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a.x[k].q));
+            const int32_t *bias = a.bias + k * 8;
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const __m256i wq =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize));
+                acc[i] = vfma(_mm256_cvtepi32_ps(dot_i8(wq, xq, bias)),
+                              _mm256_permutevar8x32_ps(c[i], lane), acc[i]);
+            }
         }
     }
-#pragma GCC unroll 8
-    for (int i = 0; i < R; ++i)
-        *y[i] = vsum(acc[i]);
+    store_sums<R>(acc, y);
 }
 
 void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
                       int64_t n_rows) {
+    const ActView a = act_view(x, cols / kQ8BlockSize);
     for_row_streams(
         w, stride, n_rows, y,
         [&](auto streams, const uint8_t *const *p, float *const *out) {
-            q8_rows<decltype(streams)::value, true>(p, x, cols, out);
+            q8_rows<decltype(streams)::value, true>(p, a, cols, out);
         },
-        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, cols, &out); });
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, a, cols, &out); });
 }
 
 } // namespace

@@ -25,9 +25,7 @@
 
 #include "kernels/simd_primitives.h"
 
-#include <algorithm>
 #include <cstring>
-#include <vector>
 
 namespace llm {
 
@@ -179,7 +177,6 @@ struct ActView {
     const int32_t *bias; // 16 lanes per pair of blocks
 };
 
-thread_local std::vector<float> t_act_scales;
 thread_local std::vector<int32_t> t_act_bias;
 
 #if defined(__AVX512VNNI__)
@@ -204,12 +201,6 @@ inline __m512i dot_i8(__m512i w, __m512i x, const int32_t *) {
 #endif
 
 ActView act_view(const BlockQ8Act *x, int64_t nb) {
-    const auto n_scales = static_cast<size_t>((nb + 15) / 16 * 16);
-    if (t_act_scales.size() < n_scales) t_act_scales.resize(n_scales);
-    for (int64_t k = 0; k < nb; ++k)
-        t_act_scales[static_cast<size_t>(k)] = x[k].scale;
-    std::fill(t_act_scales.begin() + nb, t_act_scales.begin() + static_cast<int64_t>(n_scales),
-              0.0f);
 #if defined(__AVX512VNNI__)
     const auto n_bias = static_cast<size_t>((nb + 1) / 2 * 16);
     if (t_act_bias.size() < n_bias) t_act_bias.resize(n_bias);
@@ -221,7 +212,7 @@ ActView act_view(const BlockQ8Act *x, int64_t nb) {
                             _mm512_sub_epi32(_mm512_setzero_si512(), sums));
     }
 #endif
-    return {x, t_act_scales.data(), t_act_bias.data()};
+    return {x, act_scales(x, nb), t_act_bias.data()};
 }
 
 // R rows' dot products with quantized activations. Per group of 16 blocks,
@@ -230,8 +221,7 @@ ActView act_view(const BlockQ8Act *x, int64_t nb) {
 // permute that spreads the pair's two scales over the lanes of their
 // blocks. An odd last block runs with zero high halves. With `Prefetch`,
 // each row is prefetched kPrefetchAhead bytes ahead (see for_row_streams).
-// The R sums are reduced as vsum4s, and a lone row as one, so that a row's
-// result does not depend on the rows computed with it.
+// The sums are stored by store_sums.
 template <int R, bool Prefetch>
 inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, float *const *y) {
     const int64_t nb = cols / kQ8BlockSize;
@@ -281,18 +271,7 @@ inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, 
             }
         }
     }
-    float sums[R < 4 ? 4 : R];
-    static_assert(R == 1 || R % 4 == 0, "rows come in fours, or alone");
-    if constexpr (R == 1) {
-        vsum4(acc[0], acc[0], acc[0], acc[0], sums);
-    } else {
-#pragma GCC unroll 8
-        for (int i = 0; i < R; i += 4)
-            vsum4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3], sums + i);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < R; ++i)
-        *y[i] = sums[i];
+    store_sums<R>(acc, y);
 }
 
 void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
