@@ -145,12 +145,14 @@ double cpu_seconds() {
            static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-// VmHWM: the most resident memory this process has had.
-int64_t peak_rss_bytes() {
+// A memory figure of this process from /proc/self/status: "VmHWM:" the most
+// resident memory it has had, "VmRSS:" what is resident now.
+int64_t status_bytes(const std::string &key) {
     std::ifstream in("/proc/self/status");
     std::string line;
     while (std::getline(in, line))
-        if (line.compare(0, 6, "VmHWM:") == 0) return std::atoll(line.c_str() + 6) * 1024;
+        if (line.compare(0, key.size(), key) == 0)
+            return std::atoll(line.c_str() + key.size()) * 1024;
     return -1;
 }
 
@@ -320,6 +322,9 @@ Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int ge
 }
 
 int run(const Options &o) {
+    // What the process holds before the model: the program, the C++ runtime
+    // and the library's code. A host already has its own.
+    const int64_t base_rss = status_bytes("VmRSS:");
     std::unique_ptr<llm::Model> model;
     std::string name = o.shape;
     if (!o.shape.empty()) {
@@ -375,7 +380,7 @@ int run(const Options &o) {
             cpu_used += cpu_seconds() - cpu0;
             wall_used += seconds_since(wall0);
             if (!probe) {
-                rss = peak_rss_bytes(); // the model's peak, before the probe's buffer exists
+                rss = status_bytes("VmHWM:"); // the model's peak, before the probe's buffer exists
                 probe = std::make_unique<BandwidthProbe>(o.probe_mb);
             }
             const Result paired =
@@ -407,10 +412,11 @@ int run(const Options &o) {
                     "\"bandwidth_gb_s\": %.3f, \"decode_efficiency\": %.3f, "
                     "\"paired_decode_tok_s\": %.3f, "
                     "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
-                    ", \"cpu_share\": %.2f}\n",
+                    ", \"base_rss_bytes\": %" PRId64 ", \"cpu_share\": %.2f}\n",
                     name.c_str(), type_name(*model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
                     o.prompt, o.gen, o.repeat, prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes,
-                    bw / 1e9, decode_efficiency, median(paired_decode), gflops, rss, cpu_share);
+                    bw / 1e9, decode_efficiency, median(paired_decode), gflops, rss, base_rss,
+                    cpu_share);
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
@@ -426,8 +432,9 @@ int run(const Options &o) {
     std::printf("efficiency   %.1f%% (a second run's decode, %.2f tok/s, against the probe\n"
                 "             reading the same bytes after each of its tokens)\n",
                 100 * decode_efficiency, median(paired_decode));
-    std::printf("peak RSS     %.1f MB (weights + KV cache = %.1f MB)\n", rss / 1e6,
-                (weight_bytes + kv_bytes) / 1e6);
+    std::printf("peak RSS     %.1f MB (weights + KV cache = %.1f MB); %.1f MB above the\n"
+                "             %.1f MB the process held before loading the model\n",
+                rss / 1e6, (weight_bytes + kv_bytes) / 1e6, (rss - base_rss) / 1e6, base_rss / 1e6);
     return 0;
 }
 
