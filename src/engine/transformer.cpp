@@ -10,11 +10,19 @@
 namespace llm {
 
 namespace {
-// Prompts are processed in chunks of this many tokens: enough to keep the
-// matrix products arithmetic-bound, small enough to bound scratch memory.
-// (Each chunk reads every weight once more: at 64, a 128-token prompt on
-// AMX tiles spent a sixth of its time re-reading the weights.)
+// Prompts are processed in chunks of at most this many tokens: enough to
+// keep the matrix products arithmetic-bound. (Each chunk reads every weight
+// once more: at 64, a 128-token prompt on AMX tiles spent a sixth of its
+// time re-reading the weights.)
 constexpr int64_t kMaxBatch = 128;
+// ... and at least this many (one register tile of tokens), and fewer than
+// kMaxBatch when a chunk's activations would pass a share of the weights'
+// bytes: what a model should hold is its weights and KV cache. With 128-token
+// chunks, stories15M in Q8_0 (16 MB of weights) peaked at 1.18x weights +
+// KV; at 48 tokens, 1.09x. The 0.5B and 110M shapes keep 128 in every
+// weight type (at 1/32, 110M's Q8_0 prompts took two chunks: 8% slower).
+constexpr int64_t kMinBatch = 16;
+constexpr int64_t kScratchShare = 24; // activations <= weights / 24
 
 // The per-token steps of a batch (norms, RoPE, SwiGLU's gate, residuals)
 // are split over the pool in groups of this many tokens; a decode step's
@@ -29,13 +37,45 @@ template <typename Fn> void for_each_token(ThreadPool *pool, int64_t n, Fn fn) {
             fn(t);
     });
 }
+
+// The attention block's q, k, v and output and the FFN's two hidden
+// vectors are never live at once: they share one buffer, at these offsets
+// (in floats, per token of capacity; each part starts on a 64-byte line).
+struct ScratchLayout {
+    int64_t q, k, v, att_out, hb, hb2, per_token;
+};
+int64_t line_up(int64_t n) {
+    return (n + 15) / 16 * 16;
+}
+ScratchLayout scratch_layout(const ModelConfig &c) {
+    ScratchLayout l{};
+    l.q = 0;
+    l.k = l.q + line_up(c.q_dim());
+    l.v = l.k + line_up(c.kv_dim());
+    l.att_out = l.v + line_up(c.kv_dim());
+    const int64_t attention_end = l.att_out + line_up(c.q_dim());
+    l.hb = 0;
+    l.hb2 = line_up(c.hidden_dim);
+    l.per_token = std::max(attention_end, l.hb2 + line_up(c.hidden_dim));
+    return l;
+}
 } // namespace
 
 Transformer::Transformer(const Model &model, int32_t n_ctx, int n_threads, DType kv_type)
     : model_(model), cfg_(model.config),
       cache_(cfg_.n_layers, n_ctx, cfg_.n_kv_heads, cfg_.head_dim, kv_type),
       pool_(std::make_unique<ThreadPool>(n_threads)) {
+    const int64_t fits = model.weight_bytes() / kScratchShare / batch_bytes_per_token(cfg_);
+    max_batch_ = std::clamp(fits / kMinBatch * kMinBatch, kMinBatch, kMaxBatch);
     ensure_batch(1);
+}
+
+int64_t Transformer::batch_bytes_per_token(const ModelConfig &c) {
+    // x, xb, the shared buffer, RoPE's angles, and the kernels' packed copy
+    // of a matrix product's input (transposed or quantized, at most fp32 of
+    // the widest input).
+    const int64_t widest = std::max({c.dim, c.q_dim(), c.hidden_dim});
+    return 4 * (2 * c.dim + scratch_layout(c).per_token + c.head_dim + widest);
 }
 
 Transformer::~Transformer() = default;
@@ -46,12 +86,14 @@ void Transformer::ensure_batch(int64_t n) {
     try {
         x_.resize(N * cfg_.dim);
         xb_.resize(N * cfg_.dim);
-        q_.resize(N * cfg_.q_dim());
-        k_.resize(N * cfg_.kv_dim());
-        v_.resize(N * cfg_.kv_dim());
-        att_out_.resize(N * cfg_.q_dim());
-        hb_.resize(N * cfg_.hidden_dim);
-        hb2_.resize(N * cfg_.hidden_dim);
+        const ScratchLayout l = scratch_layout(cfg_);
+        shared_.resize(N * l.per_token);
+        q_ = shared_.data() + N * l.q;
+        k_ = shared_.data() + N * l.k;
+        v_ = shared_.data() + N * l.v;
+        att_out_ = shared_.data() + N * l.att_out;
+        hb_ = shared_.data() + N * l.hb;
+        hb2_ = shared_.data() + N * l.hb2;
         rope_cs_.resize(N * cfg_.head_dim);
         scores_.resize(static_cast<size_t>(pool_->size() * cfg_.n_heads) * cache_.n_ctx());
     } catch (const std::bad_alloc &) {
@@ -70,7 +112,7 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     for_each_token(pool, n, [&](int64_t t) {
         rmsnorm(&xb_[t * dim], &x_[t * dim], lw.attn_norm.data, dim, cfg_.norm_eps);
     });
-    const MatmulOut qkv[] = {{&lw.wq, q_.data()}, {&lw.wk, k_.data()}, {&lw.wv, v_.data()}};
+    const MatmulOut qkv[] = {{&lw.wq, q_}, {&lw.wk, k_}, {&lw.wv, v_}};
     matmul_group(qkv, 3, xb_.data(), n, pool);
     const bool interleaved = cfg_.rope_style == RopeStyle::Interleaved;
     for_each_token(pool, n, [&](int64_t t) {
@@ -94,9 +136,9 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     const int64_t heads = cfg_.n_heads, n_ctx = cache_.n_ctx();
     if (n > 1) {
         // A batch: each KV head's query rows as GEMMs over blocks of the cache.
-        attention_batch(cache_.type(), q_.data(), cache_.keys(layer), cache_.values(layer),
-                        cache_.head_stride(), n, pos0, hd, heads, cfg_.n_kv_heads, scale,
-                        att_out_.data(), pool);
+        attention_batch(cache_.type(), q_, cache_.keys(layer), cache_.values(layer),
+                        cache_.head_stride(), n, pos0, hd, heads, cfg_.n_kv_heads, scale, att_out_,
+                        pool);
     } else {
         // One token: its heads split evenly over the threads, each block of
         // heads done together so that each position's keys and values are
@@ -113,7 +155,7 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
             }
         });
     }
-    matmul(lw.wo, att_out_.data(), n, xb_.data(), pool);
+    matmul(lw.wo, att_out_, n, xb_.data(), pool);
     for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
 }
 
@@ -126,11 +168,11 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
     for_each_token(pool, n, [&](int64_t t) {
         rmsnorm(&xb_[t * dim], &x_[t * dim], lw.ffn_norm.data, dim, cfg_.norm_eps);
     });
-    const MatmulOut gate_up[] = {{&lw.w_gate, hb_.data()}, {&lw.w_up, hb2_.data()}};
+    const MatmulOut gate_up[] = {{&lw.w_gate, hb_}, {&lw.w_up, hb2_}};
     matmul_group(gate_up, 2, xb_.data(), n, pool);
     for_each_token(pool, n,
                    [&](int64_t t) { silu_mul(&hb_[t * hidden], &hb2_[t * hidden], hidden); });
-    matmul(lw.w_down, hb_.data(), n, xb_.data(), pool);
+    matmul(lw.w_down, hb_, n, xb_.data(), pool);
     for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
 }
 
@@ -150,7 +192,11 @@ int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, flo
     check_input(tokens, n, pos0);
     int64_t done = 0;
     while (done < n) {
-        const int64_t b = std::min(kMaxBatch, n - done);
+        // Equal chunks, rounded up to whole tiles, rather than full ones and
+        // a short rest: each chunk reads all the weights either way.
+        const int64_t left = n - done, chunks = (left + max_batch_ - 1) / max_batch_;
+        const int64_t even = (left + chunks - 1) / chunks;
+        const int64_t b = std::min(left, (even + kMinBatch - 1) / kMinBatch * kMinBatch);
         ensure_batch(b);
         const int32_t pos = pos0 + static_cast<int32_t>(done);
         for (int64_t t = 0; t < b; ++t) {

@@ -38,6 +38,11 @@ class Transformer {
     void check_input(const int32_t *tokens, int64_t n, int32_t pos0) const;
 
     int32_t n_ctx() const { return cache_.n_ctx(); }
+    // Most tokens of a prompt that go through the layers together; longer
+    // prompts are processed in chunks of this size.
+    int64_t max_batch() const { return max_batch_; }
+    // Activation memory one token of such a chunk takes (bytes).
+    static int64_t batch_bytes_per_token(const ModelConfig &config);
     ThreadPool *pool() { return pool_.get(); }
 
   private:
@@ -49,9 +54,12 @@ class Transformer {
     const ModelConfig &cfg_;
     KVCache cache_;
     std::unique_ptr<ThreadPool> pool_;
-    int64_t batch_cap_ = 0;
-    // Activations for a batch of tokens, row-major [token][feature].
-    std::vector<float> x_, xb_, q_, k_, v_, att_out_, hb_, hb2_;
+    int64_t max_batch_ = 0, batch_cap_ = 0;
+    // Activations for a batch of tokens, row-major [token][feature]. q_ to
+    // hb2_ point into shared_ (see scratch_layout in transformer.cpp).
+    std::vector<float> x_, xb_, shared_;
+    float *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *att_out_ = nullptr;
+    float *hb_ = nullptr, *hb2_ = nullptr;
     std::vector<float> rope_cs_; // [token][head_dim/2][cos, sin]
     std::vector<float> scores_;  // [thread][head][n_ctx] attention scores
 };

@@ -221,9 +221,9 @@ TEST_CASE("broken Hugging Face folders: clear status and message", "[hf][bad]") 
 }
 
 TEST_CASE("a prompt longer than one prefill chunk equals token-by-token", "[hf]") {
-    // The prompt goes through the layers in chunks of 128 tokens (and on
-    // AMX CPUs, bf16 weights through the tile kernels): 300 tokens are two
-    // whole chunks and a partial one, each attending to the ones before.
+    // The prompt goes through the layers in chunks of at most 128 tokens
+    // (and on AMX CPUs, bf16 weights through the tile kernels): 300 tokens
+    // are at least three chunks, each attending to the ones before.
     auto model = load_model(qwen2_tiny());
     std::vector<llm_token> prompt(300);
     for (size_t i = 0; i < prompt.size(); ++i)
