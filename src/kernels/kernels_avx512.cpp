@@ -32,8 +32,14 @@ namespace llm {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int kTileRows = 12,
-              kTileVectors = 2; // 12 x 2 accumulators + 2 inputs + 1 broadcast of 32 registers
+// 6 rows x 4 vectors (64 tokens): 24 accumulators + 4 inputs + 1 broadcast
+// of 32 registers, 10 loads per 24 multiply-adds. The 12 x 2 tile used
+// before has as many accumulators but takes 14 loads and broadcasts from
+// 12 weight rows at once. On an Intel Xeon (Emerald Rapids), 128-token
+// prefill, runs taking turns, one thread: qwen2.5-0.5b f32 115-118 -> 127-135
+// tok/s, stories110M f32 484-532 -> 593-624; bf16 (widened into the same
+// GEMM) 3-17% faster. Not yet measured on AMD Zen 4/5.
+constexpr int kTileRows = 6, kTileVectors = 4;
 using vf = __m512;
 
 inline __mmask16 first(int64_t n) {

@@ -157,7 +157,9 @@ TEST_CASE("matmul matches a double-precision reference for every weight type and
     // (Q8_0 kernels take rows' scales 16 blocks at a time: 544 and 1184
     // columns are 17 and 37 blocks. The AMX tiles take rows 16 and 32 at a
     // time in blocks of 256, k in blocks of 1024: 290 x 1088 has a partial
-    // tile, a second row block and a second k block.)
+    // tile, a second row block and a second k block. The fp32 GEMM's tiles
+    // are 6 rows x 2 vectors of tokens (AVX2) or 4 (AVX-512: 64 tokens): the
+    // batch sizes leave 1 to 4 vectors in the last group of tokens.)
     const int64_t shapes[][2] = {{1, 32},  {3, 64}, {4, 96},   {17, 288}, {33, 64},   {64, 160},
                                  {7, 172}, {5, 48}, {9, 1184}, {16, 544}, {290, 1088}};
     for (DType t : kTypes)
@@ -165,7 +167,7 @@ TEST_CASE("matmul matches a double-precision reference for every weight type and
             const int64_t rows = s[0], cols = s[1];
             if (!dtype_can_hold(t, cols)) continue;
             auto tm = make_matrix(t, rows, cols, static_cast<uint32_t>(rows * 1000 + cols));
-            for (int64_t n : {1, 2, 5, 6, 7, 13, 40, 64}) {
+            for (int64_t n : {1, 2, 5, 6, 7, 13, 24, 40, 64, 100}) {
                 auto x = random_floats(static_cast<size_t>(n * cols), static_cast<uint32_t>(n));
                 std::vector<double> ref, mag;
                 reference_matmul(tm, x, n, ref, mag);
