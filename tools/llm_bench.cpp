@@ -291,15 +291,14 @@ double prefill_flops(const llm::ModelConfig &c, int64_t n) {
     return c.n_layers * (2.0 * layer * n + attention) + 2.0 * c.vocab_size * c.dim;
 }
 
-// Bytes of KV cache a decoded token's attention reads, on average over the
-// run's decoded tokens: token i (0-based) sits at position prompt + i and
-// reads the keys and values of prompt + i + 1 positions in every layer. The
-// efficiency counts weights only, as the issue defines it; at 128 + 32
-// positions this adds about 5% to a stories110M bf16 token's bytes and 9% to
-// a Q8_0 one's with an fp32 cache.
-double kv_read_bytes_per_token(const llm::ModelConfig &c, int prompt, int gen, int elem_bytes) {
-    const double positions = prompt + (gen + 1) / 2.0; // the mean of prompt + i + 1
-    return 2.0 * c.n_layers * c.kv_dim() * elem_bytes * positions;
+// Positions a decoded token's attention reads keys and values of, on
+// average over the run's decoded tokens: token i (0-based) sits at position
+// prompt + i and reads prompt + i + 1 of them in every layer. The efficiency
+// counts weights only, as the issue defines it; at 128 + 32 positions the
+// fp32 KV reads add about 5% to a stories110M bf16 token's bytes and 9% to
+// a Q8_0 one's.
+double mean_attended_positions(int prompt, int gen) {
+    return prompt + (gen + 1) / 2.0; // the mean of prompt + i + 1
 }
 
 const char *type_name(const llm::Model &m) {
@@ -373,11 +372,14 @@ int run(const Options &o) {
     // (efficiency: see BandwidthProbe).
     const int64_t weight_bytes = model->weight_bytes();
     std::vector<double> prefill, decode, paired_decode, bandwidth, efficiency;
-    int64_t kv_bytes, rss = 0;
+    // Bytes of keys and values one position holds, all layers together.
+    const int64_t kv_position_bytes =
+        static_cast<int64_t>(2) * c.n_layers * c.kv_dim() * (o.kv_f16 ? 2 : 4);
+    const int64_t kv_bytes = kv_position_bytes * n_ctx;
+    int64_t rss = 0;
     double cpu_used = 0, wall_used = 0;
     {
         llm::Transformer tf(*model, n_ctx, o.threads, o.kv_f16 ? llm::DType::F16 : llm::DType::F32);
-        kv_bytes = static_cast<int64_t>(2) * c.n_layers * n_ctx * c.kv_dim() * (o.kv_f16 ? 2 : 4);
         // Warm-up with the measured prompt: it pages in the scratch of a
         // batch of that size (a shorter one left that to the first timed
         // run, which then came out a quarter slower than the rest) and
@@ -413,7 +415,7 @@ int run(const Options &o) {
     const double decode_efficiency = median(efficiency);
     // The same decode against the same probe, counting the KV cache reads
     // too: the probe's time scales with the bytes it reads.
-    const double kv_read = kv_read_bytes_per_token(c, o.prompt, o.gen, o.kv_f16 ? 2 : 4);
+    const double kv_read = kv_position_bytes * mean_attended_positions(o.prompt, o.gen);
     const double efficiency_with_kv =
         decode_efficiency * (static_cast<double>(weight_bytes) + kv_read) / weight_bytes;
     const double gflops = prefill_flops(c, o.prompt) * prefill_tok_s / o.prompt / 1e9;
