@@ -16,9 +16,13 @@ namespace {
 
 // About 50-100 microseconds of polling before a thread goes to sleep.
 constexpr int kSpinIterations = 2000;
-// Chunks per thread: enough to rebalance when one thread is slowed down,
-// few enough to keep each chunk a long sequential stream.
-constexpr int64_t kChunksPerThread = 4;
+// Guided chunks: each claim takes 1 / (kGuidedShare * threads) of what is
+// left, rounded up to whole grains. The first chunks are long sequential
+// streams (a quarter of a matrix's rows with two threads), the last ones
+// a single grain, so a thread that finishes early waits at most about one
+// grain's work for the others. Fixed chunks of 1/8 (4 per thread) left the
+// other thread waiting up to a whole chunk at the end of every matrix.
+constexpr int64_t kGuidedShare = 2;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -62,10 +66,12 @@ void ThreadPool::run_chunks(uint64_t generation, int index) {
         // acquire: having seen a new job's fields, the claim below also sees
         // the closed ticket that preceded them (see parallel_for).
         const int64_t n = job_n_.load(std::memory_order_acquire);
-        const int64_t chunk = job_chunk_.load(std::memory_order_acquire);
+        const int64_t grain = job_grain_.load(std::memory_order_acquire);
         const int64_t begin = static_cast<int64_t>(t & 0xffffffffu);
         if (begin >= n) return;
-        const int64_t end = std::min(begin + chunk, n);
+        const int64_t share = (n - begin) / (kGuidedShare * n_threads_);
+        const int64_t end =
+            std::min(begin + std::max<int64_t>(1, (share + grain - 1) / grain) * grain, n);
         if (!ticket_.compare_exchange_weak(t, tag | static_cast<uint64_t>(end),
                                            std::memory_order_acq_rel))
             continue; // t now holds the current ticket
@@ -93,8 +99,6 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
                          [&](int64_t lo, int64_t hi, int t) { fn(b + lo, b + hi, t); });
         return;
     }
-    const int64_t units = (n + grain - 1) / grain;
-    const int64_t parts = n_threads_ * kChunksPerThread;
     const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
     const uint64_t tag = (generation & 0xffffffffu) << 32;
     // Close the ticket before the job fields change. A worker that loaded
@@ -107,8 +111,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     ticket_.store(tag | 0xffffffffu);
     job_ = &fn;
     job_n_.store(n, std::memory_order_release);
-    job_chunk_.store(grain * std::max<int64_t>(1, (units + parts - 1) / parts),
-                     std::memory_order_release);
+    job_grain_.store(grain, std::memory_order_release);
     done_units_.store(0, std::memory_order_relaxed);
     ticket_.store(tag, std::memory_order_release); // open: first unclaimed index 0
     generation_.store(generation);                 // seq_cst: ordered before reading sleepers_

@@ -53,7 +53,7 @@ class ThreadPool {
     // it, so a worker still holding an older generation can never take part
     // of a newer job.
     const std::function<void(int64_t, int64_t, int)> *job_ = nullptr;
-    std::atomic<int64_t> job_n_{0}, job_chunk_{1};
+    std::atomic<int64_t> job_n_{0}, job_grain_{1};
     std::atomic<uint64_t> ticket_{0};
     std::atomic<int64_t> done_units_{0};  // indices finished in the current job
     std::atomic<uint64_t> generation_{0}; // jobs posted so far
