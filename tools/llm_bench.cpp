@@ -298,7 +298,9 @@ class BandwidthProbe {
         __m512i total = acc[0];
         for (int s = 1; s < S; ++s)
             total = _mm512_add_epi64(total, acc[s]);
-        return static_cast<uint64_t>(_mm512_reduce_add_epi64(total));
+        // One lane is enough to keep the loads (GCC's _mm512_reduce_add_epi64
+        // adds signed 64-bit lanes, which UBSan flags when they overflow).
+        return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(total)));
     }
 #endif
 
