@@ -232,7 +232,7 @@ inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, 
 #pragma GCC unroll 8
                 for (int i = 0; i < R; ++i)
                     prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
-                             kPrefetchAhead);
+                             stream_prefetch_ahead(R, true));
             const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a.x[k].q));
             const int32_t *bias = a.bias + k * 8;
 #pragma GCC unroll 8

@@ -226,7 +226,8 @@ ActView act_view(const BlockQ8Act *x, int64_t nb) {
 // activations' scales; per pair of blocks, one 64-byte load of quants and a
 // permute that spreads the pair's two scales over the lanes of their
 // blocks. An odd last block runs with zero high halves. With `Prefetch`,
-// each row is prefetched kPrefetchAhead bytes ahead (see for_row_streams).
+// each row is prefetched stream_prefetch_ahead(R, true) bytes ahead (see
+// for_row_streams).
 // The sums are stored by store_sums.
 template <int R, bool Prefetch>
 inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, float *const *y) {
@@ -256,7 +257,7 @@ inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, 
 #pragma GCC unroll 8
                 for (int i = 0; i < R; ++i)
                     prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
-                             kPrefetchAhead);
+                             stream_prefetch_ahead(R, true));
             const __m512i xq = load_act_pair(a.x + k);
             const int32_t *bias = a.bias + k / 2 * 16;
 #pragma GCC unroll 8
