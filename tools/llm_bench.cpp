@@ -19,7 +19,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define LLM_PROBE_AVX2 1
+#define LLM_PROBE_X86_SIMD 1 // the probe's AVX2 and AVX-512 readers
 #endif
 
 #include "common/error.h"
@@ -240,7 +240,7 @@ class BandwidthProbe {
 
     // Sums n bytes from p (n a multiple of S lines), as S streams at once.
     template <int S> uint64_t read_block(const uint8_t *p, int64_t n) const {
-#if defined(LLM_PROBE_AVX2)
+#if defined(LLM_PROBE_X86_SIMD)
         if (loads_ == Loads::Avx512) return read_block_avx512<S>(p, n);
         if (loads_ == Loads::Avx2) return read_block_avx2<S>(p, n);
 #endif
@@ -259,7 +259,7 @@ class BandwidthProbe {
         return total;
     }
 
-#if defined(LLM_PROBE_AVX2)
+#if defined(LLM_PROBE_X86_SIMD)
     template <int S>
     __attribute__((target("avx2"))) static uint64_t read_block_avx2(const uint8_t *p, int64_t n) {
         const int64_t part = n / S;
