@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -34,9 +36,33 @@ void write_file(const std::string &path, const std::string &bytes) {
     if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+namespace {
+// The folders temp_dir() made, removed when the test program exits. Some
+// tests make one per generated case (thousands per run), so leaving them to
+// the OS filled /tmp. remove_all deletes symlinks, not what they point at.
+struct TempDirs {
+    std::mutex mu;
+    std::vector<std::string> paths;
+    ~TempDirs() {
+        if (const char *keep = std::getenv("LLM_TEST_KEEP_TMP"); keep && *keep) return;
+        for (const auto &p : paths) {
+            std::error_code ec;
+            std::filesystem::remove_all(p, ec);
+        }
+    }
+};
+TempDirs &temp_dirs() {
+    static TempDirs dirs;
+    return dirs;
+}
+} // namespace
+
 std::string temp_dir() {
+    TempDirs &dirs = temp_dirs();
     std::string tmpl = "/tmp/llm-test-XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    std::lock_guard<std::mutex> lock(dirs.mu);
+    dirs.paths.push_back(tmpl);
     return tmpl;
 }
 

@@ -15,7 +15,8 @@ std::string shared_path(const std::string &relative);
 std::string read_file(const std::string &path);
 nlohmann::json read_json(const std::string &path);
 void write_file(const std::string &path, const std::string &bytes);
-// A fresh temporary folder (removed by the OS's tmp cleaning, not by us).
+// A fresh temporary folder, removed with its contents when the test program
+// exits (kept if LLM_TEST_KEEP_TMP is set, to look at after a failure).
 std::string temp_dir();
 
 // One record of a llama2.c golden logits file (LGT1).

@@ -128,7 +128,10 @@ describe(module, function()
     end)
 
     it("returns nil, message, status for a missing file", function()
-        local path = os.tmpname() .. "-missing.bin"
+        -- os.tmpname creates the file on POSIX: remove it, use a name beside it.
+        local base = os.tmpname()
+        os.remove(base)
+        local path = base .. "-missing.bin"
         local m, message, status = llm.load(path)
         assert.is_nil(m)
         assert.are.equal(llm.status.NOT_FOUND, status)
