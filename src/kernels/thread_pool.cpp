@@ -16,13 +16,6 @@ namespace {
 
 // About 50-100 microseconds of polling before a thread goes to sleep.
 constexpr int kSpinIterations = 2000;
-// Guided chunks: each claim takes 1 / (kGuidedShare * threads) of what is
-// left, rounded up to whole grains. The first chunks are long sequential
-// streams (a quarter of a matrix's rows with two threads), the last ones
-// a single grain, so a thread that finishes early waits at most about one
-// grain's work for the others. Fixed chunks of 1/8 (4 per thread) left the
-// other thread waiting up to a whole chunk at the end of every matrix.
-constexpr int64_t kGuidedShare = 2;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,9 +34,27 @@ template <typename Cond> bool spin_until(Cond cond) {
     return cond();
 }
 
+// A home's word (thread_pool.h): tag, front, back.
+constexpr int kIndexBits = 22, kTagShift = 2 * kIndexBits;
+constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+uint64_t pack(uint64_t tag, int64_t front, int64_t back) {
+    return tag << kTagShift | static_cast<uint64_t>(front) << kIndexBits |
+           static_cast<uint64_t>(back);
+}
+uint64_t tag_of(uint64_t w) {
+    return w >> kTagShift;
+}
+int64_t front_of(uint64_t w) {
+    return static_cast<int64_t>(w >> kIndexBits & kIndexMask);
+}
+int64_t back_of(uint64_t w) {
+    return static_cast<int64_t>(w & kIndexMask);
+}
+
 } // namespace
 
-ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
+ThreadPool::ThreadPool(int n_threads)
+    : n_threads_(std::max(1, n_threads)), homes_(std::make_unique<Home[]>(n_threads_)) {
     for (int i = 1; i < n_threads_; ++i)
         workers_.emplace_back(&ThreadPool::worker, this, i);
 }
@@ -58,30 +69,61 @@ ThreadPool::~ThreadPool() {
         t.join();
 }
 
-void ThreadPool::run_chunks(uint64_t generation, int index) {
-    const uint64_t tag = (generation & 0xffffffffu) << 32;
-    uint64_t t = ticket_.load(std::memory_order_acquire);
+bool ThreadPool::claim(uint64_t tag, int index, int64_t &begin, int64_t &end) {
+    std::atomic<uint64_t> &own = homes_[index].range;
     for (;;) {
-        if ((t & ~0xffffffffull) != tag) return; // a newer job
-        // acquire: having seen a new job's fields, the claim below also sees
-        // the closed ticket that preceded them (see parallel_for).
-        const int64_t n = job_n_.load(std::memory_order_acquire);
-        const int64_t grain = job_grain_.load(std::memory_order_acquire);
-        const int64_t begin = static_cast<int64_t>(t & 0xffffffffu);
-        if (begin >= n) return;
-        const int64_t share = (n - begin) / (kGuidedShare * n_threads_);
-        const int64_t end =
-            std::min(begin + std::max<int64_t>(1, (share + grain - 1) / grain) * grain, n);
-        if (!ticket_.compare_exchange_weak(t, tag | static_cast<uint64_t>(end),
-                                           std::memory_order_acq_rel))
-            continue; // t now holds the current ticket
+        // acquire: a word of this job's tag shows the job's fields below.
+        uint64_t w = own.load(std::memory_order_acquire);
+        if (tag_of(w) != tag) return false; // a newer job
+        const int64_t grain = job_grain_.load(std::memory_order_relaxed);
+        const int64_t f = front_of(w), b = back_of(w);
+        if (f < b) {
+            // Half of what the home has left, in whole grains: the chunks
+            // shrink to a grain as it empties, so a thread that runs out
+            // early finds the other homes' ends still there to steal.
+            const int64_t half = ((b - f) / 2 + grain - 1) / grain * grain;
+            end = std::min(b, f + std::max(grain, half));
+            if (!own.compare_exchange_weak(w, pack(tag, end, b), std::memory_order_acq_rel))
+                continue;
+            begin = f;
+            return true;
+        }
+        // Steal the back half (in whole grains; all of it if that is less
+        // than two grains) of the home with the most left.
+        int victim = -1;
+        uint64_t vw = 0;
+        for (int i = 0; i < n_threads_; ++i) {
+            const uint64_t x = homes_[i].range.load(std::memory_order_acquire);
+            if (i != index && tag_of(x) == tag &&
+                back_of(x) - front_of(x) > (victim < 0 ? 0 : back_of(vw) - front_of(vw))) {
+                victim = i;
+                vw = x;
+            }
+        }
+        if (victim < 0) return false;
+        const int64_t vf = front_of(vw), vb = back_of(vw);
+        const int64_t keep = (vb - vf) / 2 / grain * grain;
+        if (!homes_[victim].range.compare_exchange_weak(vw, pack(tag, vf, vf + keep),
+                                                        std::memory_order_acq_rel))
+            continue;
+        // The stolen part becomes this thread's home, taken front to back
+        // like the first and open to stealing in turn. Nobody else writes
+        // an empty home, so a plain store will do.
+        own.store(pack(tag, vf + keep, vb), std::memory_order_release);
+    }
+}
+
+void ThreadPool::run_chunks(uint64_t generation, int index) {
+    const uint64_t tag = generation & (~uint64_t{0} >> kTagShift);
+    int64_t begin = 0, end = 0;
+    while (claim(tag, index, begin, end)) {
         (*job_)(begin, end, index);
+        const int64_t n = job_n_.load(std::memory_order_relaxed);
         if (done_units_.fetch_add(end - begin) + (end - begin) == n && index != 0 &&
             caller_sleeping_.load()) {
             std::lock_guard<std::mutex> lock(mu_);
             done_.notify_one();
         }
-        t = ticket_.load(std::memory_order_acquire);
     }
 }
 
@@ -93,28 +135,29 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         fn(0, n, 0);
         return;
     }
-    if (n > 0xffffffffll) {
-        for (int64_t b = 0; b < n; b += 0xffffffffll) // (not with any real model)
-            parallel_for(std::min<int64_t>(0xffffffffll, n - b), grain,
+    if (n > static_cast<int64_t>(kIndexMask)) { // (not with any real model)
+        const int64_t piece = static_cast<int64_t>(kIndexMask) / grain * grain;
+        for (int64_t b = 0; b < n; b += piece)
+            parallel_for(std::min(piece, n - b), grain,
                          [&](int64_t lo, int64_t hi, int t) { fn(b + lo, b + hi, t); });
         return;
     }
     const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
-    const uint64_t tag = (generation & 0xffffffffu) << 32;
-    // Close the ticket before the job fields change. A worker that loaded
-    // the previous (fully claimed) ticket may read the new job_n_ below and
-    // see room to claim; its compare-and-swap must then fail, which it does
-    // because the ticket it holds is no longer current. Without this step
-    // the old ticket stays current until the store that opens the new job,
-    // and such a worker claims indices of the old generation past their end,
-    // counting them into the new job's done_units_.
-    ticket_.store(tag | 0xffffffffu);
+    const uint64_t tag = generation & (~uint64_t{0} >> kTagShift);
+    // Every home of the last job is empty (all its indices were claimed
+    // before it finished), so no thread can claim anything until the
+    // stores below open the new ones.
     job_ = &fn;
-    job_n_.store(n, std::memory_order_release);
-    job_grain_.store(grain, std::memory_order_release);
+    job_n_.store(n, std::memory_order_relaxed);
+    job_grain_.store(grain, std::memory_order_relaxed);
     done_units_.store(0, std::memory_order_relaxed);
-    ticket_.store(tag, std::memory_order_release); // open: first unclaimed index 0
-    generation_.store(generation);                 // seq_cst: ordered before reading sleepers_
+    const int64_t grains = (n + grain - 1) / grain;
+    for (int i = 0; i < n_threads_; ++i) {
+        const int64_t b = std::min(n, grains * i / n_threads_ * grain);
+        const int64_t e = std::min(n, grains * (i + 1) / n_threads_ * grain);
+        homes_[i].range.store(pack(tag, b, e), std::memory_order_release);
+    }
+    generation_.store(generation); // seq_cst: ordered before reading sleepers_
     if (sleepers_.load() > 0) {
         // Taking the lock orders this notify after a worker's last check.
         std::lock_guard<std::mutex> lock(mu_);

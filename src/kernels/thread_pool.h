@@ -1,9 +1,15 @@
-// A persistent pool of worker threads. parallel_for hands out chunks of
-// [0, n) to the workers and the caller's thread, and returns when all are
-// done. Chunks are claimed dynamically and the caller waits only for chunks
-// that were claimed: a worker the OS has not scheduled yet (the machine is
-// busy with other work) is simply not waited for, its share is done by the
-// threads that are running.
+// A persistent pool of worker threads. parallel_for hands out [0, n) to
+// the workers and the caller's thread, and returns when all is done.
+//
+// Each thread starts with its own equal, contiguous part of [0, n) (its
+// home) and takes it front to back, in chunks that shrink as the home
+// empties. A thread whose home is empty steals the back half of the
+// fullest other home, makes it its home and goes on. So, when every thread
+// runs at the same speed, each walks one contiguous range (a matrix x
+// vector kernel keeps its row streams running from one chunk to the next,
+// see matmul_group), and the work still balances when it does not: a
+// thread the OS has not scheduled (the machine is busy with other work) is
+// not waited for, its home is taken by the threads that are running.
 //
 // Between jobs a worker spins briefly (a transformer layer posts several
 // jobs back to back, microseconds apart) and then sleeps on a condition
@@ -15,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -44,17 +51,26 @@ class ThreadPool {
     void worker(int index);
     // Claims and runs chunks of job `generation` until none are left.
     void run_chunks(uint64_t generation, int index);
+    // A chunk of `index`'s home, or of the one it steals; false when every
+    // home is empty.
+    bool claim(uint64_t tag, int index, int64_t &begin, int64_t &end);
+
+    // A home: one word of the job's tag (the low 20 bits of its
+    // generation), the first unclaimed index and the end (22 bits each).
+    // Every claim is a compare-and-swap on the whole word, so a thread
+    // still holding an older job's word can never take part of a newer job.
+    // One cache line each: owners claim without disturbing each other.
+    struct alignas(64) Home {
+        std::atomic<uint64_t> range{0};
+    };
 
     int n_threads_;
     std::vector<std::thread> workers_;
+    std::unique_ptr<Home[]> homes_;
 
-    // The current job. ticket_ holds the job's generation (high 32 bits) and
-    // the first unclaimed index (low 32): a claim is a compare-and-swap on
-    // it, so a worker still holding an older generation can never take part
-    // of a newer job.
+    // The current job: written before its homes open, read after a claim.
     const std::function<void(int64_t, int64_t, int)> *job_ = nullptr;
     std::atomic<int64_t> job_n_{0}, job_grain_{1};
-    std::atomic<uint64_t> ticket_{0};
     std::atomic<int64_t> done_units_{0};  // indices finished in the current job
     std::atomic<uint64_t> generation_{0}; // jobs posted so far
     std::atomic<int> sleepers_{0};        // workers blocked on wake_

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the black-box tests with ThreadSanitizer (build-tsan/, -DLLM_TSAN=ON)
-# and runs the concurrency and cancellation tests: 8 threads sharing one
-# model, cancel from another thread. Fails on any data race report.
+# Builds the tests with ThreadSanitizer (build-tsan/, -DLLM_TSAN=ON) and runs
+# the concurrency and cancellation tests (8 threads sharing one model,
+# cancel from another thread) and the thread pool's own tests (claims,
+# steals, back-to-back jobs, matrix products split over threads). Fails on
+# any data race report.
 #
 #   tests/tsan/run_tsan.sh            (LLM_SHARED_DIR, LLM_TSAN_BUILD optional)
 set -euo pipefail
@@ -12,6 +14,6 @@ shared=$(cd "${LLM_SHARED_DIR:-$root/../shared}" && pwd)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM_TSAN=ON \
   -DLLM_BUILD_TOOLS=OFF -DLLM_BUILD_EXAMPLES=OFF -DLLM_BUILD_BINDINGS=OFF \
   -DLLM_SHARED_DIR="$shared" >/dev/null
-cmake --build "$build" -j 2 --target llm_tests
+cmake --build "$build" -j 2 --target llm_tests llm_internal_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
-(cd "$build" && ctest --output-on-failure -R 'concurrency|cancel')
+(cd "$build" && ctest --output-on-failure -R 'concurrency|cancel|thread pool|matmul')
