@@ -19,13 +19,19 @@
 
 namespace llm {
 
-// y[r] = dot(row r of W, x) for r < n_rows. Rows start `stride` bytes
-// apart and hold `cols` values of the kernel's weight type.
-using MatvecFn = void (*)(const uint8_t *w, size_t stride, int64_t cols, const float *x, float *y,
-                          int64_t n_rows);
+// Matrix x vector over lanes of rows: y[l][k] = dot(row k of lane l, x)
+// for l < n_lanes, k < n_steps, where lane l's rows start at w[l],
+// `stride` bytes apart, and hold `cols` values of the kernel's weight
+// type. The SIMD kernels read matvec_row_streams() lanes at a time, step
+// by step, as that many concurrent streams (see for_lanes in
+// simd_kernels.inc), and the lanes left over one row at a time. A matrix
+// cut into lanes and walked a few steps per call keeps its streams running
+// from call to call (matmul_group).
+using MatvecFn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols, const float *x,
+                          float *const *y, int64_t n_lanes, int64_t n_steps);
 // The Q8_0 variant takes x already quantized (cols / 32 blocks).
-using MatvecQ8Fn = void (*)(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
-                            float *y, int64_t n_rows);
+using MatvecQ8Fn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols,
+                            const BlockQ8Act *x, float *const *y, int64_t n_lanes, int64_t n_steps);
 // out[r * cols + c] = W[r][c] widened to fp32, for r < n_rows.
 using WidenFn = void (*)(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows);
 

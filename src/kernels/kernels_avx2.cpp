@@ -201,7 +201,7 @@ ActView act_view(const BlockQ8Act *x, int64_t nb) {
     return {x, act_scales(x, nb), t_act_bias.data()};
 }
 
-// One Q8 block per register, R rows at a time (see for_row_streams). Per
+// One Q8 block per register, R rows at a time (see for_lanes). Per
 // group of 8 blocks, each row's 8 scales are widened at once and multiplied
 // by the activations' scales; each block then takes its lane by a permute.
 // (The 16-byte load of a last, partial group's scales reads into the row's
@@ -247,11 +247,11 @@ inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, 
     store_sums<R>(acc, y);
 }
 
-void matvec_q8_0_avx2(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
-                      int64_t n_rows) {
+void matvec_q8_0_avx2(const uint8_t *const *w, size_t stride, int64_t cols, const BlockQ8Act *x,
+                      float *const *y, int64_t n_lanes, int64_t n_steps) {
     const ActView a = act_view(x, cols / kQ8BlockSize);
-    for_row_streams(
-        w, stride, n_rows, y,
+    for_lanes(
+        w, stride, y, n_lanes, n_steps,
         [&](auto streams, const uint8_t *const *p, float *const *out) {
             q8_rows<decltype(streams)::value, true>(p, a, cols, out);
         },

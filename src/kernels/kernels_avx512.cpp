@@ -227,7 +227,7 @@ ActView act_view(const BlockQ8Act *x, int64_t nb) {
 // permute that spreads the pair's two scales over the lanes of their
 // blocks. An odd last block runs with zero high halves. With `Prefetch`,
 // each row is prefetched stream_prefetch_ahead(R, true) bytes ahead (see
-// for_row_streams).
+// for_lanes).
 // The sums are stored by store_sums.
 template <int R, bool Prefetch>
 inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, float *const *y) {
@@ -281,11 +281,11 @@ inline void q8_rows(const uint8_t *const *rows, const ActView &a, int64_t cols, 
     store_sums<R>(acc, y);
 }
 
-void matvec_q8_0_avx512(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x,
-                        float *y, int64_t n_rows) {
+void matvec_q8_0_avx512(const uint8_t *const *w, size_t stride, int64_t cols, const BlockQ8Act *x,
+                        float *const *y, int64_t n_lanes, int64_t n_steps) {
     const ActView a = act_view(x, cols / kQ8BlockSize);
-    for_row_streams(
-        w, stride, n_rows, y,
+    for_lanes(
+        w, stride, y, n_lanes, n_steps,
         [&](auto streams, const uint8_t *const *p, float *const *out) {
             q8_rows<decltype(streams)::value, true>(p, a, cols, out);
         },

@@ -12,16 +12,24 @@ namespace llm {
 
 namespace {
 
+// fn(row, y) for every row of the lanes, lane by lane.
+template <class Fn>
+void each_lane_row(const uint8_t *const *w, size_t stride, float *const *y, int64_t n_lanes,
+                   int64_t n_steps, Fn fn) {
+    for (int64_t l = 0; l < n_lanes; ++l)
+        for (int64_t k = 0; k < n_steps; ++k)
+            fn(w[l] + static_cast<size_t>(k) * stride, y[l] + k);
+}
+
 template <float (*Value)(const uint8_t *row, int64_t j)>
-void matvec_ref(const uint8_t *w, size_t stride, int64_t cols, const float *x, float *y,
-                int64_t n_rows) {
-    for (int64_t r = 0; r < n_rows; ++r) {
-        const uint8_t *row = w + static_cast<size_t>(r) * stride;
+void matvec_ref(const uint8_t *const *w, size_t stride, int64_t cols, const float *x,
+                float *const *y, int64_t n_lanes, int64_t n_steps) {
+    each_lane_row(w, stride, y, n_lanes, n_steps, [&](const uint8_t *row, float *out) {
         float sum = 0.0f;
         for (int64_t j = 0; j < cols; ++j)
             sum += Value(row, j) * x[j];
-        y[r] = sum;
-    }
+        *out = sum;
+    });
 }
 
 template <float (*Value)(const uint8_t *row, int64_t j)>
@@ -63,10 +71,9 @@ void widen_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, float *out, i
 }
 
 // Per block: the exact integer dot product, times both scales.
-void matvec_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, const BlockQ8Act *x, float *y,
-                     int64_t n_rows) {
-    for (int64_t r = 0; r < n_rows; ++r) {
-        const uint8_t *row = w + static_cast<size_t>(r) * stride;
+void matvec_q8_0_ref(const uint8_t *const *w, size_t stride, int64_t cols, const BlockQ8Act *x,
+                     float *const *y, int64_t n_lanes, int64_t n_steps) {
+    each_lane_row(w, stride, y, n_lanes, n_steps, [&](const uint8_t *row, float *out) {
         const int8_t *q = q8_0_quants(row, cols);
         float sum = 0.0f;
         for (int64_t k = 0; k < cols / kQ8BlockSize; ++k) {
@@ -75,8 +82,8 @@ void matvec_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, const BlockQ
                 dot += q[k * kQ8BlockSize + j] * x[k].q[j];
             sum += static_cast<float>(dot) * (q8_0_scale(row, k) * x[k].scale);
         }
-        y[r] = sum;
-    }
+        *out = sum;
+    });
 }
 
 void gemm_f32_ref(const float *w, int64_t ldw, int64_t n_rows, const float *xt, int64_t ldxt,

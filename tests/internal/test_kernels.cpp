@@ -233,6 +233,36 @@ TEST_CASE("a row's product does not depend on the rows computed with it", "[kern
     set_matvec_row_streams(default_streams);
 }
 
+TEST_CASE("a decode product split over threads equals the product on one", "[kernels][threads]") {
+    // With threads, a decode step's rows go out as steps of S lanes plus the
+    // rows % S after them (matvec_group); chunks end on any step or single
+    // row. Every row count up to 75 puts chunk ends at every place.
+    const int default_streams = matvec_row_streams();
+    ThreadPool two(2), three(3);
+    for (int streams : {4, 8}) {
+        set_matvec_row_streams(streams);
+        for (DType t : kTypes)
+            for (int64_t rows = 1; rows <= 75; ++rows) {
+                auto a = make_matrix(t, rows, 64, static_cast<uint32_t>(rows));
+                auto b = make_matrix(t, 75 - rows + 3, 64, static_cast<uint32_t>(rows + 100));
+                auto x = random_floats(64, 6);
+                std::vector<float> ya(static_cast<size_t>(rows)), yb(static_cast<size_t>(b.m.rows));
+                const MatmulOut outs[] = {{&a.m, ya.data()}, {&b.m, yb.data()}};
+                matmul_group(outs, 2, x.data(), 1, nullptr);
+                for (ThreadPool *pool : {&two, &three}) {
+                    std::vector<float> pa(ya.size(), -1.0f), pb(yb.size(), -1.0f);
+                    const MatmulOut split[] = {{&a.m, pa.data()}, {&b.m, pb.data()}};
+                    matmul_group(split, 2, x.data(), 1, pool);
+                    INFO(dtype_name(t) << " " << rows << " + " << b.m.rows << " rows, " << streams
+                                       << " streams, " << pool->size() << " threads");
+                    CHECK(pa == ya);
+                    CHECK(pb == yb);
+                }
+            }
+    }
+    set_matvec_row_streams(default_streams);
+}
+
 TEST_CASE("activation quantization follows the Q8 rule exactly", "[kernels][quant]") {
     auto x = random_floats(32 * 9, 7, -3.0f, 3.0f);
     std::fill(x.begin() + 64, x.begin() + 96, 0.0f); // an all-zero block
