@@ -3,7 +3,8 @@
 #   1. the release build and every test CTest knows (goldens, bindings, Node,
 #      packaging, consumers, Windows cross-check);
 #   2. the same C/C++ suite built with AddressSanitizer + UBSan;
-#   3. the concurrency test built with ThreadSanitizer;
+#   3. the concurrency, thread pool and matrix-product tests built with
+#      ThreadSanitizer;
 #   4. every fuzz target for a short, bounded time.
 # Build folders: build/, build-asan/, build-tsan/, build-fuzz/.
 set -euo pipefail
