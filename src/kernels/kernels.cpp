@@ -168,7 +168,7 @@ WidenFn widen_for(const KernelTable &k, DType t) {
 // bandwidth probe's speed instead of 81%.
 void matvec_group(const KernelTable &k, const MatmulOut *outs, int count, const float *x,
                   const BlockQ8Act *xq, ThreadPool *pool) {
-    constexpr int kMaxGroup = 4, kMaxStreams = 8;
+    constexpr int kMaxGroup = 4;
     if (count > kMaxGroup) fail(LLM_ERR_INTERNAL, "matvec_group: ", count, " matrices");
     const int S = matvec_row_streams();
     int64_t first[kMaxGroup], steps[kMaxGroup], total = 0;
@@ -191,8 +191,8 @@ void matvec_group(const KernelTable &k, const MatmulOut *outs, int count, const 
             const int64_t lo = std::max(begin - first[i], int64_t{0});
             const int64_t hi = std::min(end - first[i], n);
             if (lo >= hi) continue;
-            const uint8_t *lw[kMaxStreams];
-            float *ly[kMaxStreams];
+            const uint8_t *lw[kMaxRowStreams];
+            float *ly[kMaxRowStreams];
             if (lo < q) { // steps [lo, min(hi, q)) of every lane
                 for (int s = 0; s < S; ++s) {
                     lw[s] = w.row(s * q + lo);

@@ -34,12 +34,14 @@ bool simd_level_supported(SimdLevel level);
 SimdLevel active_simd_level();
 
 // How many row streams a matrix-vector product reads at once (see
-// for_row_streams in simd_kernels.inc): 4 on AMD Zen 5 (family 26) and
+// for_lanes in simd_kernels.inc): 4 on AMD Zen 5 (family 26) and
 // later, where 4 read faster than 8, and 8 elsewhere, where 8 is what was
 // measured (on Intel Skylake-SP and Sapphire Rapids VMs). The environment
 // variable LLM_ROW_STREAMS=4|8 overrides the choice, to compare the two on
 // another CPU. The results do not depend on it.
 int matvec_row_streams();
+// matvec_row_streams() is never more than this.
+constexpr int kMaxRowStreams = 8;
 
 // For tests: use `streams` (4 or 8) from now on.
 void set_matvec_row_streams(int streams);
