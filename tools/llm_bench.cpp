@@ -44,6 +44,7 @@ struct Options {
     int64_t probe_mb = 1024;
     uint64_t seed = 1;
     bool json = false;
+    bool profile = false;
 };
 
 [[noreturn]] void usage() {
@@ -63,6 +64,8 @@ struct Options {
         "  --probe-mb N    size of the bandwidth probe's buffer in MiB (default 1024)\n"
         "  --seed N        weights and prompt ids (default 1)\n"
         "  --json          one JSON object on stdout\n"
+        "  --profile       one more run, its decode timed stage by stage (matrix\n"
+        "                  products, attention) against the bandwidth probe\n"
         "LLM_SIMD=scalar|avx2|avx512|avx512vnni|amx|neon forces a lower SIMD level.\n");
     std::exit(2);
 }
@@ -95,6 +98,8 @@ Options parse(int argc, char **argv) {
         };
         if (a == "--json")
             o.json = true;
+        else if (a == "--profile")
+            o.profile = true;
         else if (a == "--shape")
             o.shape = value();
         else if (a == "-z")
@@ -337,6 +342,31 @@ const char *type_name(const llm::Model &m) {
     return llm::dtype_name(m.weights.layers[0].wq.type);
 }
 
+// One line of --profile: a stage's share of a decoded token, and the
+// bytes it read per second (weights, or keys and values for attention).
+// "other" is the token's time outside the stages (norms, RoPE, the KV
+// store, residual adds, the next token's argmax), with no bytes.
+struct ProfileRow {
+    std::string stage;
+    double calls_per_token, us_per_token, share, gb_s; // gb_s < 0: no bytes
+};
+
+std::vector<ProfileRow> profile_rows(const llm::ForwardProfile &p, int gen, double tok_s) {
+    std::vector<ProfileRow> rows;
+    const double token_us = 1e6 / tok_s;
+    double staged_us = 0;
+    for (int s = 0; s < llm::ForwardProfile::kStages; ++s) {
+        if (p.calls[s] == 0) continue;
+        const double us = p.seconds[s] * 1e6 / gen;
+        staged_us += us;
+        rows.push_back({llm::ForwardProfile::name(s), static_cast<double>(p.calls[s]) / gen, us,
+                        us / token_us, p.bytes[s] / p.seconds[s] / 1e9});
+    }
+    const double other = std::max(0.0, token_us - staged_us);
+    rows.push_back({"other", 0, other, other / token_us, -1});
+    return rows;
+}
+
 struct Result {
     double prefill_tok_s, decode_tok_s;
     double probe_seconds = 0; // with a probe: its reads paired with the tokens, in all
@@ -344,13 +374,15 @@ struct Result {
 
 // A prefill of the prompt, then `gen` tokens decoded one by one. With a
 // probe, each decoded token is followed by a read of weight_bytes from it
-// (not counted in the decode time).
+// (not counted in the decode time). With a profile, the decoded tokens'
+// stages are timed into it.
 Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int gen, int32_t vocab,
                 std::vector<float> &logits, BandwidthProbe *probe = nullptr,
-                int64_t weight_bytes = 0) {
+                int64_t weight_bytes = 0, llm::ForwardProfile *profile = nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
     tf.forward(prompt.data(), static_cast<int64_t>(prompt.size()), 0, logits.data(), nullptr);
     const double prefill = seconds_since(t0);
+    tf.set_profile(profile);
     double decode = 0, probe_seconds = 0;
     int32_t pos = static_cast<int32_t>(prompt.size());
     for (int i = 0; i < gen; ++i) {
@@ -360,6 +392,7 @@ Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int ge
         decode += seconds_since(t);
         if (probe) probe_seconds += probe->read_seconds(weight_bytes, *tf.pool());
     }
+    tf.set_profile(nullptr);
     return {static_cast<double>(prompt.size()) / prefill, gen / decode, probe_seconds};
 }
 
@@ -410,6 +443,8 @@ int run(const Options &o) {
     const int64_t kv_bytes = kv_position_bytes * n_ctx;
     int64_t rss = 0;
     double cpu_used = 0, wall_used = 0;
+    llm::ForwardProfile profile;
+    double profile_tok_s = 0;
     {
         llm::Transformer tf(*model, n_ctx, o.threads, o.kv_f16 ? llm::DType::F16 : llm::DType::F32);
         // Warm-up with the measured prompt: it pages in the scratch of a
@@ -437,6 +472,9 @@ int run(const Options &o) {
             // = weight bytes x paired tok/s / bandwidth: the probe's time over the decode's
             efficiency.push_back(paired.probe_seconds * paired.decode_tok_s / o.gen);
         }
+        if (o.profile)
+            profile_tok_s = run_once(tf, prompt, o.gen, c.vocab_size, logits, nullptr, 0, &profile)
+                                .decode_tok_s;
     }
     // Near 1 when the threads had their cores; well below when other
     // processes took turns on them (the numbers are then low too).
@@ -463,11 +501,27 @@ int run(const Options &o) {
                     "\"paired_decode_tok_s\": %.3f, \"kv_read_bytes_per_token\": %.0f, "
                     "\"decode_efficiency_with_kv\": %.3f, "
                     "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
-                    ", \"base_rss_bytes\": %" PRId64 ", \"cpu_share\": %.2f}\n",
+                    ", \"base_rss_bytes\": %" PRId64 ", \"cpu_share\": %.2f",
                     name.c_str(), type_name(*model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
                     o.prompt, o.gen, o.repeat, prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes,
                     bw / 1e9, decode_efficiency, median(paired_decode), kv_read, efficiency_with_kv,
                     gflops, rss, base_rss, cpu_share);
+        if (o.profile) {
+            std::printf(", \"profile_decode_tok_s\": %.3f, \"profile\": [", profile_tok_s);
+            const char *sep = "";
+            for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s)) {
+                std::printf("%s{\"stage\": \"%s\", \"calls_per_token\": %.2f, "
+                            "\"us_per_token\": %.2f, \"share\": %.4f",
+                            sep, r.stage.c_str(), r.calls_per_token, r.us_per_token, r.share);
+                if (r.gb_s >= 0)
+                    std::printf(", \"gb_s\": %.3f, \"of_bandwidth\": %.3f", r.gb_s,
+                                r.gb_s * 1e9 / bw);
+                std::printf("}");
+                sep = ", ";
+            }
+            std::printf("]");
+        }
+        std::printf("}\n");
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
@@ -488,6 +542,22 @@ int run(const Options &o) {
     std::printf("peak RSS     %.1f MB (weights + KV cache = %.1f MB); %.1f MB above the\n"
                 "             %.1f MB the process held before loading the model\n",
                 rss / 1e6, (weight_bytes + kv_bytes) / 1e6, (rss - base_rss) / 1e6, base_rss / 1e6);
+    if (o.profile) {
+        std::printf("profile      one more run, its %d decoded tokens at %.2f tok/s, per token:\n",
+                    o.gen, profile_tok_s);
+        std::printf("             %-11s %6s %10s %7s %8s %9s\n", "stage", "calls", "us", "share",
+                    "GB/s", "of probe");
+        for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s)) {
+            std::printf("             %-11s ", r.stage.c_str());
+            if (r.calls_per_token > 0)
+                std::printf("%6.0f", r.calls_per_token);
+            else
+                std::printf("%6s", "");
+            std::printf(" %10.1f %6.1f%%", r.us_per_token, 100 * r.share);
+            if (r.gb_s >= 0) std::printf(" %8.2f %8.1f%%", r.gb_s, 100 * r.gb_s * 1e9 / bw);
+            std::printf("\n");
+        }
+    }
     return 0;
 }
 

@@ -113,7 +113,11 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         rmsnorm(&xb_[t * dim], &x_[t * dim], lw.attn_norm.data, dim, cfg_.norm_eps);
     });
     const MatmulOut qkv[] = {{&lw.wq, q_}, {&lw.wk, k_}, {&lw.wv, v_}};
-    matmul_group(qkv, 3, xb_.data(), n, pool);
+    {
+        StageTimer timer(profile_, ForwardProfile::QKV,
+                         static_cast<double>(lw.wq.bytes() + lw.wk.bytes() + lw.wv.bytes()));
+        matmul_group(qkv, 3, xb_.data(), n, pool);
+    }
     const bool interleaved = cfg_.rope_style == RopeStyle::Interleaved;
     for_each_token(pool, n, [&](int64_t t) {
         if (cfg_.qkv_bias) {
@@ -134,6 +138,11 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     const int64_t group = cfg_.n_heads / cfg_.n_kv_heads;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int64_t heads = cfg_.n_heads, n_ctx = cache_.n_ctx();
+    // Bytes: every key and value of positions 0 .. pos0 + n - 1, read once.
+    StageTimer attention_timer(profile_, ForwardProfile::Attention,
+                               2.0 * static_cast<double>(pos0 + n) *
+                                   static_cast<double>(cfg_.n_kv_heads * hd) *
+                                   (cache_.type() == DType::F16 ? 2 : 4));
     if (n > 1) {
         // A batch: each KV head's query rows as GEMMs over blocks of the cache.
         attention_batch(cache_.type(), q_, cache_.keys(layer), cache_.values(layer),
@@ -155,7 +164,11 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
             }
         });
     }
-    matmul(lw.wo, att_out_, n, xb_.data(), pool);
+    attention_timer.stop();
+    {
+        StageTimer timer(profile_, ForwardProfile::Output, static_cast<double>(lw.wo.bytes()));
+        matmul(lw.wo, att_out_, n, xb_.data(), pool);
+    }
     for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
 }
 
@@ -169,10 +182,17 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
         rmsnorm(&xb_[t * dim], &x_[t * dim], lw.ffn_norm.data, dim, cfg_.norm_eps);
     });
     const MatmulOut gate_up[] = {{&lw.w_gate, hb_}, {&lw.w_up, hb2_}};
-    matmul_group(gate_up, 2, xb_.data(), n, pool);
+    {
+        StageTimer timer(profile_, ForwardProfile::GateUp,
+                         static_cast<double>(lw.w_gate.bytes() + lw.w_up.bytes()));
+        matmul_group(gate_up, 2, xb_.data(), n, pool);
+    }
     for_each_token(pool, n,
                    [&](int64_t t) { silu_mul(&hb_[t * hidden], &hb2_[t * hidden], hidden); });
-    matmul(lw.w_down, hb_, n, xb_.data(), pool);
+    {
+        StageTimer timer(profile_, ForwardProfile::Down, static_cast<double>(lw.w_down.bytes()));
+        matmul(lw.w_down, hb_, n, xb_.data(), pool);
+    }
     for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
 }
 
@@ -213,7 +233,10 @@ int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, flo
         if (done == n) {
             float *last = &x_[(b - 1) * dim];
             rmsnorm(last, last, model_.weights.final_norm.data, dim, cfg_.norm_eps);
-            matmul(model_.weights.classifier, last, 1, logits, pool_.get());
+            const Matrix &classifier = model_.weights.classifier;
+            StageTimer timer(profile_, ForwardProfile::Classifier,
+                             static_cast<double>(classifier.bytes()));
+            matmul(classifier, last, 1, logits, pool_.get());
         }
     }
     return done;

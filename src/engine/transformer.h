@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/forward_profile.h"
 #include "engine/kv_cache.h"
 #include "model/model.h"
 
@@ -44,6 +45,9 @@ class Transformer {
     // Activation memory one token of such a chunk takes (bytes).
     static int64_t batch_bytes_per_token(const ModelConfig &config);
     ThreadPool *pool() { return pool_.get(); }
+    // Stage times of the forward passes from now on are added to `profile`
+    // (forward_profile.h); null stops that. The profile must outlive its use.
+    void set_profile(ForwardProfile *profile) { profile_ = profile; }
 
   private:
     void ensure_batch(int64_t n);
@@ -62,6 +66,7 @@ class Transformer {
     float *hb_ = nullptr, *hb2_ = nullptr;
     std::vector<float> rope_cs_; // [token][head_dim/2][cos, sin]
     std::vector<float> scores_;  // [thread][head][n_ctx] attention scores
+    ForwardProfile *profile_ = nullptr;
 };
 
 } // namespace llm
