@@ -64,8 +64,8 @@ struct Options {
         "  --probe-mb N    size of the bandwidth probe's buffer in MiB (default 1024)\n"
         "  --seed N        weights and prompt ids (default 1)\n"
         "  --json          one JSON object on stdout\n"
-        "  --profile       one more run, its decode timed stage by stage (matrix\n"
-        "                  products, attention) against the bandwidth probe\n"
+        "  --profile       one more run paired with the probe, its decode timed stage\n"
+        "                  by stage (matrix products, attention) against the probe\n"
         "LLM_SIMD=scalar|avx2|avx512|avx512vnni|amx|neon forces a lower SIMD level.\n");
     std::exit(2);
 }
@@ -444,7 +444,7 @@ int run(const Options &o) {
     int64_t rss = 0;
     double cpu_used = 0, wall_used = 0;
     llm::ForwardProfile profile;
-    double profile_tok_s = 0;
+    double profile_tok_s = 0, profile_bw = 0; // the profile run's decode and probe
     {
         llm::Transformer tf(*model, n_ctx, o.threads, o.kv_f16 ? llm::DType::F16 : llm::DType::F32);
         // Warm-up with the measured prompt: it pages in the scratch of a
@@ -472,9 +472,12 @@ int run(const Options &o) {
             // = weight bytes x paired tok/s / bandwidth: the probe's time over the decode's
             efficiency.push_back(paired.probe_seconds * paired.decode_tok_s / o.gen);
         }
-        if (o.profile)
-            profile_tok_s = run_once(tf, prompt, o.gen, c.vocab_size, logits, nullptr, 0, &profile)
-                                .decode_tok_s;
+        if (o.profile) { // paired with the probe too, as the efficiency's runs are
+            const Result r = run_once(tf, prompt, o.gen, c.vocab_size, logits, probe.get(),
+                                      weight_bytes, &profile);
+            profile_tok_s = r.decode_tok_s;
+            profile_bw = static_cast<double>(weight_bytes) * o.gen / r.probe_seconds;
+        }
     }
     // Near 1 when the threads had their cores; well below when other
     // processes took turns on them (the numbers are then low too).
@@ -507,7 +510,9 @@ int run(const Options &o) {
                     bw / 1e9, decode_efficiency, median(paired_decode), kv_read, efficiency_with_kv,
                     gflops, rss, base_rss, cpu_share);
         if (o.profile) {
-            std::printf(", \"profile_decode_tok_s\": %.3f, \"profile\": [", profile_tok_s);
+            std::printf(", \"profile_decode_tok_s\": %.3f, \"profile_bandwidth_gb_s\": %.3f, "
+                        "\"profile\": [",
+                        profile_tok_s, profile_bw / 1e9);
             const char *sep = "";
             for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s)) {
                 std::printf("%s{\"stage\": \"%s\", \"calls_per_token\": %.2f, "
@@ -515,7 +520,7 @@ int run(const Options &o) {
                             sep, r.stage.c_str(), r.calls_per_token, r.us_per_token, r.share);
                 if (r.gb_s >= 0)
                     std::printf(", \"gb_s\": %.3f, \"of_bandwidth\": %.3f", r.gb_s,
-                                r.gb_s * 1e9 / bw);
+                                r.gb_s * 1e9 / profile_bw);
                 std::printf("}");
                 sep = ", ";
             }
@@ -543,8 +548,9 @@ int run(const Options &o) {
                 "             %.1f MB the process held before loading the model\n",
                 rss / 1e6, (weight_bytes + kv_bytes) / 1e6, (rss - base_rss) / 1e6, base_rss / 1e6);
     if (o.profile) {
-        std::printf("profile      one more run, its %d decoded tokens at %.2f tok/s, per token:\n",
-                    o.gen, profile_tok_s);
+        std::printf("profile      one more run paired with the probe (%.2f GB/s), its %d decoded\n"
+                    "             tokens at %.2f tok/s; per token:\n",
+                    profile_bw / 1e9, o.gen, profile_tok_s);
         std::printf("             %-11s %6s %10s %7s %8s %9s\n", "stage", "calls", "us", "share",
                     "GB/s", "of probe");
         for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s)) {
@@ -554,7 +560,7 @@ int run(const Options &o) {
             else
                 std::printf("%6s", "");
             std::printf(" %10.1f %6.1f%%", r.us_per_token, 100 * r.share);
-            if (r.gb_s >= 0) std::printf(" %8.2f %8.1f%%", r.gb_s, 100 * r.gb_s * 1e9 / bw);
+            if (r.gb_s >= 0) std::printf(" %8.2f %8.1f%%", r.gb_s, 100 * r.gb_s * 1e9 / profile_bw);
             std::printf("\n");
         }
     }
