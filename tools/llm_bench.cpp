@@ -360,7 +360,7 @@ std::vector<ProfileRow> profile_rows(const llm::ForwardProfile &p, int gen, doub
         const double us = p.seconds[s] * 1e6 / gen;
         staged_us += us;
         rows.push_back({llm::ForwardProfile::name(s), static_cast<double>(p.calls[s]) / gen, us,
-                        us / token_us, p.bytes[s] / p.seconds[s] / 1e9});
+                        us / token_us, p.seconds[s] > 0 ? p.bytes[s] / p.seconds[s] / 1e9 : -1});
     }
     const double other = std::max(0.0, token_us - staged_us);
     rows.push_back({"other", 0, other, other / token_us, -1});
