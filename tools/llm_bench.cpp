@@ -342,16 +342,18 @@ const char *type_name(const llm::Model &m) {
     return llm::dtype_name(m.weights.layers[0].wq.type);
 }
 
-// One line of --profile: a stage's share of a decoded token, and the
-// bytes it read per second (weights, or keys and values for attention).
+// One line of --profile: a stage's share of a decoded token, the bytes it
+// read per second (weights, or keys and values for attention) and that
+// rate's share of the probe's bandwidth `bw` (bytes per second).
 // "other" is the token's time outside the stages (norms, RoPE, the KV
 // store, residual adds, the next token's argmax), with no bytes.
 struct ProfileRow {
     std::string stage;
-    double calls_per_token, us_per_token, share, gb_s; // gb_s < 0: no bytes
+    double calls_per_token, us_per_token, share, gb_s, of_probe; // gb_s < 0: no bytes
 };
 
-std::vector<ProfileRow> profile_rows(const llm::ForwardProfile &p, int gen, double tok_s) {
+std::vector<ProfileRow> profile_rows(const llm::ForwardProfile &p, int gen, double tok_s,
+                                     double bw) {
     std::vector<ProfileRow> rows;
     const double token_us = 1e6 / tok_s;
     double staged_us = 0;
@@ -359,11 +361,12 @@ std::vector<ProfileRow> profile_rows(const llm::ForwardProfile &p, int gen, doub
         if (p.calls[s] == 0) continue;
         const double us = p.seconds[s] * 1e6 / gen;
         staged_us += us;
+        const double rate = p.seconds[s] > 0 ? p.bytes[s] / p.seconds[s] : -1;
         rows.push_back({llm::ForwardProfile::name(s), static_cast<double>(p.calls[s]) / gen, us,
-                        us / token_us, p.seconds[s] > 0 ? p.bytes[s] / p.seconds[s] / 1e9 : -1});
+                        us / token_us, rate < 0 ? -1 : rate / 1e9, rate / bw});
     }
     const double other = std::max(0.0, token_us - staged_us);
-    rows.push_back({"other", 0, other, other / token_us, -1});
+    rows.push_back({"other", 0, other, other / token_us, -1, -1});
     return rows;
 }
 
@@ -514,13 +517,12 @@ int run(const Options &o) {
                         "\"profile\": [",
                         profile_tok_s, profile_bw / 1e9);
             const char *sep = "";
-            for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s)) {
+            for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s, profile_bw)) {
                 std::printf("%s{\"stage\": \"%s\", \"calls_per_token\": %.2f, "
                             "\"us_per_token\": %.2f, \"share\": %.4f",
                             sep, r.stage.c_str(), r.calls_per_token, r.us_per_token, r.share);
                 if (r.gb_s >= 0)
-                    std::printf(", \"gb_s\": %.3f, \"of_bandwidth\": %.3f", r.gb_s,
-                                r.gb_s * 1e9 / profile_bw);
+                    std::printf(", \"gb_s\": %.3f, \"of_bandwidth\": %.3f", r.gb_s, r.of_probe);
                 std::printf("}");
                 sep = ", ";
             }
@@ -553,14 +555,14 @@ int run(const Options &o) {
                     profile_bw / 1e9, o.gen, profile_tok_s);
         std::printf("             %-11s %6s %10s %7s %8s %9s\n", "stage", "calls", "us", "share",
                     "GB/s", "of probe");
-        for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s)) {
+        for (const ProfileRow &r : profile_rows(profile, o.gen, profile_tok_s, profile_bw)) {
             std::printf("             %-11s ", r.stage.c_str());
             if (r.calls_per_token > 0)
                 std::printf("%6.0f", r.calls_per_token);
             else
                 std::printf("%6s", "");
             std::printf(" %10.1f %6.1f%%", r.us_per_token, 100 * r.share);
-            if (r.gb_s >= 0) std::printf(" %8.2f %8.1f%%", r.gb_s, 100 * r.gb_s * 1e9 / profile_bw);
+            if (r.gb_s >= 0) std::printf(" %8.2f %8.1f%%", r.gb_s, 100 * r.of_probe);
             std::printf("\n");
         }
     }

@@ -37,6 +37,10 @@ class KVCache {
     // Values from one KV head's first key to the next head's.
     int64_t head_stride() const { return static_cast<int64_t>(n_ctx_) * head_dim_; }
     size_t bytes() const { return k_.size() + v_.size(); }
+    // Bytes of one position's keys and values in one layer.
+    size_t position_bytes() const {
+        return 2 * static_cast<size_t>(n_kv_heads_) * static_cast<size_t>(head_dim_) * value_bytes_;
+    }
 
   private:
     // In bytes.

@@ -140,9 +140,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     const int64_t heads = cfg_.n_heads, n_ctx = cache_.n_ctx();
     // Bytes: every key and value of positions 0 .. pos0 + n - 1, read once.
     StageTimer attention_timer(profile_, ForwardProfile::Attention,
-                               2.0 * static_cast<double>(pos0 + n) *
-                                   static_cast<double>(cfg_.n_kv_heads * hd) *
-                                   (cache_.type() == DType::F16 ? 2 : 4));
+                               static_cast<double>(pos0 + n) *
+                                   static_cast<double>(cache_.position_bytes()));
     if (n > 1) {
         // A batch: each KV head's query rows as GEMMs over blocks of the cache.
         attention_batch(cache_.type(), q_, cache_.keys(layer), cache_.values(layer),
