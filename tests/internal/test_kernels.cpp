@@ -151,6 +151,24 @@ TEST_CASE("LLM_SIMD selects the kernel level", "[kernels][simd]") {
     CHECK(simd_level_supported(best));
 }
 
+// CTest runs this executable once per level with `--name simd-<level>` and
+// LLM_SIMD=<level> in the environment (tests/CMakeLists.txt). A forced run
+// without the variable would silently test the detected level again.
+TEST_CASE("simd: the forced level is the one running", "[kernels][simd]") {
+    const std::string run = Catch::getCurrentContext().getConfig()->name();
+    const std::string prefix = "simd-";
+    if (run.compare(0, prefix.size(), prefix) != 0) return; // not a forced run
+    const char *env = std::getenv("LLM_SIMD");
+    INFO("run " << run);
+    REQUIRE(env);
+    CHECK(run.substr(prefix.size()) == env);
+    // (A level the CPU lacks falls back: "LLM_SIMD selects the kernel level".)
+    const std::string active = simd_level_name(active_simd_level());
+    for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Neon, SimdLevel::Avx2, SimdLevel::Avx2Vnni,
+                        SimdLevel::Avx512, SimdLevel::Avx512Vnni, SimdLevel::Amx})
+        if (std::string(env) == simd_level_name(l) && simd_level_supported(l)) CHECK(active == env);
+}
+
 TEST_CASE("matmul matches a double-precision reference for every weight type and shape",
           "[kernels]") {
     ThreadPool pool(3);
