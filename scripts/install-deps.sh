@@ -12,6 +12,8 @@ packages=(
   lua5.4 liblua5.4-dev luajit libluajit-5.1-dev lua-busted nodejs npm
   # Windows cross-check
   g++-mingw-w64-x86-64-posix wine64
+  # arm64 cross-check: the NEON kernels' tests under qemu-user
+  g++-aarch64-linux-gnu qemu-user
 )
 
 missing=()

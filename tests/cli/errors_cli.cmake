@@ -1,5 +1,7 @@
 # llm-run must fail with a non-zero exit and a one-line error, never crash.
 #   cmake -DLLM_RUN=... -DSHARED=... -P errors_cli.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/tools.cmake)
+
 function(expect_failure what pattern)
   execute_process(
     COMMAND ${ARGN}

@@ -1,6 +1,8 @@
 # Runs llm-run and llm-tokenize on a llama2.c golden and compares their output
 # byte for byte. Invoked by CTest as:
 #   cmake -DLLM_RUN=... -DLLM_TOKENIZE=... -DSHARED=... -DNAME=once_upon -P golden_cli.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/tools.cmake)
+
 file(READ "${SHARED}/golden/llama2c/stories260K_${NAME}.json" golden)
 string(JSON prompt GET "${golden}" prompt)
 string(JSON text GET "${golden}" text)

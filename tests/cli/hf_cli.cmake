@@ -1,6 +1,8 @@
 # llm-run and llm-tokenize on the qwen2-tiny Hugging Face folder against its
 # goldens (token ids: the model has random weights, its text is noise).
 #   cmake -DLLM_RUN=... -DLLM_TOKENIZE=... -DSHARED=... -P hf_cli.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/tools.cmake)
+
 set(model "${SHARED}/models/qwen2-tiny")
 
 function(expect what actual expected)

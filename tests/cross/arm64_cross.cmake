@@ -1,0 +1,88 @@
+# arm64 build of libllm, made on x86-64 and run under qemu-user:
+#  1. cross-compile the library, the C/C++ test suite, the tools and the
+#     examples (no language bindings, no packaging tests);
+#  2. check that the kernels chosen at run time are the NEON ones;
+#  3. run that build's CTest suite under the emulator: every Catch2 test on
+#     the level detected at run time (NEON) and again forced to scalar, the
+#     command-line goldens, the examples and llm-bench. The NEON-forced
+#     copies are left out (the same level as detected), and so is the
+#     tokenizer oracle (no kernel in it; it needs npm packages).
+#   cmake -DSOURCE_DIR= -DWORK= -DSHARED= -P arm64_cross.cmake
+include(${SOURCE_DIR}/tests/packaging/common.cmake)
+
+string(TIMESTAMP started "%s")
+set(build ${WORK}/build)
+
+# ---- 1. cross build ---------------------------------------------------------------
+llm_run(
+  ${CMAKE_COMMAND}
+  -S
+  ${SOURCE_DIR}
+  -B
+  ${build}
+  -G
+  Ninja
+  -DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/toolchains/aarch64-linux-gnu.cmake
+  -DCMAKE_BUILD_TYPE=Release
+  -DLLM_BUILD_BINDINGS=OFF
+  -DLLM_PACKAGING_TESTS=OFF
+  -DLLM_SHARED_DIR=${SHARED})
+llm_run(
+  ${CMAKE_COMMAND}
+  --build
+  ${build}
+  --parallel
+  2
+  TIMEOUT
+  1200)
+
+# ---- 2. the run-time level ----------------------------------------------------------
+# The tests below pass on scalar kernels too: first make sure the build did
+# pick NEON (llm-bench names the level it ran on, whatever the kernels
+# compute).
+find_program(qemu qemu-aarch64 REQUIRED)
+llm_run(
+  ${qemu}
+  -L
+  /usr/aarch64-linux-gnu
+  ${build}/tools/llm-bench
+  ${SHARED}/models/stories260K.bin
+  -z
+  ${SHARED}/models/tok512.bin
+  --prompt
+  4
+  --gen
+  2
+  --repeat
+  1
+  --probe-mb
+  16
+  --json
+  OUTPUT
+  bench)
+if(NOT bench MATCHES "\"simd\": \"neon\"")
+  message(FATAL_ERROR "the arm64 build did not run on NEON kernels: ${bench}")
+endif()
+
+# ---- 3. the test suite under the emulator ----------------------------------------
+llm_run(
+  ${CMAKE_CTEST_COMMAND}
+  --output-on-failure
+  --timeout
+  600
+  -j
+  2
+  -LE
+  simd-neon
+  -E
+  tokenizer_oracle
+  WORKING_DIRECTORY
+  ${build}
+  OUTPUT
+  out
+  TIMEOUT
+  1500)
+string(REGEX MATCH "[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+" summary "${out}")
+string(TIMESTAMP finished "%s")
+math(EXPR seconds "${finished} - ${started}")
+message(STATUS "arm64 under qemu: ${summary} (${seconds} s in all)")
