@@ -34,6 +34,18 @@ template <typename Cond> bool spin_until(Cond cond) {
     return cond();
 }
 
+// The handshakes. Sleeping and waking are two Dekker handshakes: each
+// side writes its own flag, then reads the other's (the caller: generation_
+// then sleepers_, caller_sleeping_ then done_units_; a worker: sleepers_
+// then generation_, done_units_ then caller_sleeping_), so at least one of
+// them sees the other and nobody sleeps through a wake-up. Each write is a
+// read-modify-write rather than a seq_cst store. The C++ model allows the
+// store, and real Arm orders STLR before a later LDAR, but qemu-user runs
+// that pair as a plain store and a plain load on an x86 host, the load
+// passes the store, and both threads sleep for good (a hang one run in a
+// few dozen). An RMW is a full fence everywhere; on x86 it is the XCHG a
+// seq_cst store compiles to anyway.
+
 // A home's word (thread_pool.h): tag, front, back.
 constexpr int kIndexBits = 22, kTagShift = 2 * kIndexBits;
 constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
@@ -157,7 +169,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         const int64_t e = std::min(n, grains * (i + 1) / n_threads_ * grain);
         homes_[i].range.store(pack(tag, b, e), std::memory_order_release);
     }
-    generation_.store(generation); // seq_cst: ordered before reading sleepers_
+    generation_.exchange(generation); // ordered before reading sleepers_ (the handshakes, above)
     if (sleepers_.load() > 0) {
         // Taking the lock orders this notify after a worker's last check.
         std::lock_guard<std::mutex> lock(mu_);
@@ -167,7 +179,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     auto finished = [&] { return done_units_.load() == n; }; // seq_cst: pairs with caller_sleeping_
     if (!spin_until(finished)) {
         std::unique_lock<std::mutex> lock(mu_);
-        caller_sleeping_.store(true);
+        caller_sleeping_.exchange(true); // ordered before finished() (the handshakes, above)
         done_.wait(lock, finished);
         caller_sleeping_.store(false);
     }
