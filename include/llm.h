@@ -121,10 +121,10 @@ LLM_API int32_t llm_version_number(void);
 
 /* What this process runs on, for logs and bug reports: space-separated
  * key=value pairs, e.g. "simd=avx2vnni simd_best=avx2vnni cores=8".
- *   simd       the kernels in use: scalar, neon, avx2, avx2vnni, avx512,
- *              avx512vnni or amx, picked from the CPU's features at the
- *              first call into libllm (the environment variable LLM_SIMD
- *              can force a lower one, for tests and benchmarks)
+ *   simd       the kernels in use: scalar, neon, neondot, avx2, avx2vnni,
+ *              avx512, avx512vnni or amx, picked from the CPU's features
+ *              at the first call into libllm (the environment variable
+ *              LLM_SIMD can force a lower one, for tests and benchmarks)
  *   simd_best  the best level this CPU and OS support
  *   cores      physical cores, the default n_threads of a context
  * Keys may be added in later versions. Static storage, never NULL, any

@@ -19,5 +19,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 
 find_program(LLM_QEMU_AARCH64 qemu-aarch64 NO_CMAKE_FIND_ROOT_PATH)
 if(LLM_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${LLM_QEMU_AARCH64} -L /usr/${LLM_ARM64_TRIPLET})
+  # "-cpu max" emulates every extension qemu knows, the dot product included,
+  # whatever the version's default CPU.
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${LLM_QEMU_AARCH64} -cpu max -L /usr/${LLM_ARM64_TRIPLET})
 endif()

@@ -69,8 +69,8 @@ struct KernelTable {
                         int64_t n_tokens, int64_t cols, float *y, int64_t ldy,
                         void *scratch) = nullptr;
 
-    // Batched Q8_0 weights with int8 products (AVX-512 VNNI and AVX-VNNI;
-    // null elsewhere): y[t * ldy + r] = sum over blocks b of scale_w[r][b] *
+    // Batched Q8_0 weights with int8 products (AVX-512 VNNI, AVX-VNNI and
+    // NEON's dot product; null elsewhere): y[t * ldy + r] = sum over blocks b of scale_w[r][b] *
     // scale_x[t][b] * (int8 dot product of the block), for r < n_rows,
     // t < n_tokens, from Q8_0 rows `stride` bytes apart and activations
     // quantized per token as quantize_act_q8 does, in the panel layout below
@@ -137,8 +137,9 @@ static inline size_t gemm_bf16x3_scratch_bytes(int64_t n_tokens, int64_t cols) {
 
 // gemm_q8_0's activations: panels of 16 tokens (zeros past n_tokens), each
 // holding, per 32-value block: int32 corr[16], -128 x the sum of each
-// token's quants (the kernel multiplies weights + 128, which are unsigned,
-// by the signed quants, and corr takes the extra 128 x sum back out); float
+// token's quants (on x86 the kernel multiplies weights + 128, which are
+// unsigned, by the signed quants, and corr takes the extra 128 x sum back
+// out; NEON's signed dot product does not need it); float
 // scale[16]; then the quants as 8 groups of 4 values x 16 tokens, value
 // 4j + i of token t at byte 64 j + 4 t + i.
 constexpr int64_t kQ8PanelTokens = 16;
@@ -162,5 +163,6 @@ bool fill_avx512_kernels(KernelTable &t);
 bool fill_avx512vnni_kernels(KernelTable &t);
 bool fill_amx_kernels(KernelTable &t);
 bool fill_neon_kernels(KernelTable &t);
+bool fill_neondot_kernels(KernelTable &t);
 
 } // namespace llm

@@ -32,6 +32,9 @@ const KernelTable &kernel_table() {
             if (fill_avx2vnni_kernels(t)) break;
             [[fallthrough]];
         case SimdLevel::Avx2: fill_avx2_kernels(t); break;
+        case SimdLevel::NeonDot:
+            if (fill_neondot_kernels(t)) break;
+            [[fallthrough]];
         case SimdLevel::Neon: fill_neon_kernels(t); break;
         case SimdLevel::Scalar: break;
         }

@@ -1,9 +1,24 @@
 // AArch64 Advanced SIMD kernels: the primitives of simd_kernels.inc on
-// 4-lane registers. Q8_0 uses the shared float-lane dot product (exact for
-// int8 products), which keeps this file small.
+// 4-lane registers, plus an integer Q8_0 dot product. kernels_neondot.cpp
+// compiles this file once more for ARMv8.2 with the dot product extension
+// (LLM_NEON_DOT_TABLE): there SDOT takes Q8_0's int8 products 16 at a time,
+// and batches of Q8_0 weights get the int8 GEMM (gemm_q8_0).
 #include "kernels/kernel_table.h"
 
-#if defined(__aarch64__) && defined(__ARM_NEON)
+#if defined(LLM_NEON_DOT_TABLE)
+#define LLM_NEON_FILL fill_neondot_kernels
+#define LLM_NEON_LEVEL SimdLevel::NeonDot
+#else
+#define LLM_NEON_FILL fill_neon_kernels
+#define LLM_NEON_LEVEL SimdLevel::Neon
+#endif
+#if defined(LLM_NEON_DOT_TABLE) && !defined(__ARM_FEATURE_DOTPROD)
+#define LLM_NEON_READY 0
+#else
+#define LLM_NEON_READY 1
+#endif
+
+#if defined(__aarch64__) && defined(__ARM_NEON) && LLM_NEON_READY
 #include <arm_neon.h>
 
 #include "kernels/simd_primitives.h"
@@ -97,13 +112,129 @@ inline float f16_scalar(uint16_t h) {
     return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
 }
 
+#if defined(__ARM_FEATURE_DOTPROD)
+#define LLM_SIMD_Q8_GEMM 1
+#define LLM_SIMD_Q8_SIGNED_DOT 1
+using vi = int32x4_t;
+// 3 rows x 4 vectors (a 16-token panel): 12 int32 + 12 fp32 sums + 4 token
+// vectors + 1 broadcast of 32 registers.
+constexpr int kQ8TileRows = 3, kQ8TileVectors = 4;
+inline vi vi_load(const uint8_t *p) {
+    return vld1q_s32(reinterpret_cast<const int32_t *>(p));
+}
+inline vf vi_to_f(vi a) {
+    return vcvtq_f32_s32(a);
+}
+inline vi q8_block_start(const uint8_t *) {
+    return vdupq_n_s32(0);
+}
+inline vi q8_weights4(int32_t four) {
+    return vdupq_n_s32(four);
+}
+inline vi q8_dot4(vi acc, vi w, vi x) {
+    return vdotq_s32(acc, vreinterpretq_s8_s32(w), vreinterpretq_s8_s32(x));
+}
+#endif
+
 } // namespace
 
 #include "kernels/simd_kernels.inc"
 
-bool fill_neon_kernels(KernelTable &t) {
+namespace {
+
+// One Q8_0 block's products, w[0..32) by x0, x1 (the activation block's
+// two halves), summed into 4 int32 lanes.
+#if defined(__ARM_FEATURE_DOTPROD)
+inline int32x4_t dot_block(const int8_t *w, int8x16_t x0, int8x16_t x1) {
+    return vdotq_s32(vdotq_s32(vdupq_n_s32(0), vld1q_s8(w), x0), vld1q_s8(w + 16), x1);
+}
+#else
+// ARMv8.0: widening multiplies into int16 lanes, each holding two products,
+// then pairwise into int32. Activations are in [-127, 127], so two
+// products stay within +-2 x 128 x 127 and fit int16 even for a weight of
+// -128.
+inline int32x4_t dot_block(const int8_t *w, int8x16_t x0, int8x16_t x1) {
+    const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16);
+    const int16x8_t p0 = vmlal_high_s8(vmull_s8(vget_low_s8(w0), vget_low_s8(x0)), w0, x0);
+    const int16x8_t p1 = vmlal_high_s8(vmull_s8(vget_low_s8(w1), vget_low_s8(x1)), w1, x1);
+    return vpadalq_s16(vpaddlq_s16(p0), p1);
+}
+#endif
+
+// R rows' dot products with quantized activations (xs: their scales, see
+// act_scales). Per group of 4 blocks, each row's 4 fp16 scales are widened
+// at once and multiplied by the activations' scales; each block's int32
+// sums are then added to the row's fp32 lanes times its lane of those. The
+// last nb % 4 blocks take the same products one scale at a time. With
+// `Prefetch`, each row is prefetched stream_prefetch_ahead(R, true) bytes
+// ahead (see for_lanes). The sums are stored by store_sums.
+template <int R, bool Prefetch>
+inline void q8_rows(const uint8_t *const *rows, const BlockQ8Act *x, const float *xs, int64_t cols,
+                    float *const *y) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const int8_t *q[R];
+    vf acc[R];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+        q[i] = q8_0_quants(rows[i], cols);
+        acc[i] = vzero();
+    }
+    int64_t k = 0;
+    for (; k + 4 <= nb; k += 4) {
+        if (Prefetch)
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const auto *p = reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
+                                stream_prefetch_ahead(R, true);
+                prefetch(p);
+                prefetch(p + 64);
+            }
+        const vf x4 = vload(xs + k);
+        vf c[R];
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i)
+            c[i] = vmul(vload_f16(reinterpret_cast<const uint16_t *>(rows[i]) + k), x4);
+        const auto block = [&](auto lane) {
+            constexpr int j = decltype(lane)::value;
+            const int8x16_t x0 = vld1q_s8(x[k + j].q), x1 = vld1q_s8(x[k + j].q + 16);
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i)
+                acc[i] = vfmaq_laneq_f32(
+                    acc[i], vcvtq_f32_s32(dot_block(q[i] + (k + j) * kQ8BlockSize, x0, x1)), c[i],
+                    j);
+        };
+        block(std::integral_constant<int, 0>());
+        block(std::integral_constant<int, 1>());
+        block(std::integral_constant<int, 2>());
+        block(std::integral_constant<int, 3>());
+    }
+    for (; k < nb; ++k) {
+        const int8x16_t x0 = vld1q_s8(x[k].q), x1 = vld1q_s8(x[k].q + 16);
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i)
+            acc[i] = vfmaq_n_f32(acc[i], vcvtq_f32_s32(dot_block(q[i] + k * kQ8BlockSize, x0, x1)),
+                                 q8_0_scale(rows[i], k) * xs[k]);
+    }
+    store_sums<R>(acc, y);
+}
+
+void matvec_q8_0_neon(const uint8_t *const *w, size_t stride, int64_t cols, const BlockQ8Act *x,
+                      float *const *y, int64_t n_lanes, int64_t n_steps) {
+    const float *xs = act_scales(x, cols / kQ8BlockSize);
+    for_lanes(
+        w, stride, y, n_lanes, n_steps,
+        [&](auto streams, const uint8_t *const *p, float *const *out) {
+            q8_rows<decltype(streams)::value, true>(p, x, xs, cols, out);
+        },
+        [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, x, xs, cols, &out); });
+}
+
+} // namespace
+
+bool LLM_NEON_FILL(KernelTable &t) {
     fill_common_simd_kernels(t);
-    t.level = SimdLevel::Neon;
+    t.matvec_q8_0 = matvec_q8_0_neon;
+    t.level = LLM_NEON_LEVEL;
     return true;
 }
 
@@ -112,7 +243,7 @@ bool fill_neon_kernels(KernelTable &t) {
 #else
 
 namespace llm {
-bool fill_neon_kernels(KernelTable &) {
+bool LLM_NEON_FILL(KernelTable &) {
     return false;
 }
 } // namespace llm

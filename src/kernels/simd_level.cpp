@@ -13,6 +13,11 @@
 #endif
 #define LLM_X86_CPUID 1
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#elif defined(__aarch64__) && defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 namespace llm {
 
@@ -20,6 +25,7 @@ const char *simd_level_name(SimdLevel level) {
     switch (level) {
     case SimdLevel::Scalar: return "scalar";
     case SimdLevel::Neon: return "neon";
+    case SimdLevel::NeonDot: return "neondot";
     case SimdLevel::Avx2: return "avx2";
     case SimdLevel::Avx2Vnni: return "avx2vnni";
     case SimdLevel::Avx512: return "avx512";
@@ -80,18 +86,40 @@ SimdLevel detect_x86() {
 }
 #endif
 
+#if defined(__aarch64__)
+// SDOT is optional from ARMv8.2 (mandatory from 8.4), so it is asked for:
+// the kernel's hwcaps on Linux, sysctl on Apple (every Apple M chip has it).
+bool cpu_has_dotprod() {
+#if defined(__ARM_FEATURE_DOTPROD)
+    return true; // the whole build already assumes it
+#elif defined(__linux__)
+#if defined(HWCAP_ASIMDDP)
+    return getauxval(AT_HWCAP) & HWCAP_ASIMDDP;
+#else
+    return getauxval(AT_HWCAP) & (1ul << 20);
+#endif
+#elif defined(__APPLE__)
+    int has = 0;
+    size_t size = sizeof has;
+    return sysctlbyname("hw.optional.arm.FEAT_DotProd", &has, &size, nullptr, 0) == 0 && has;
+#else
+    return false;
+#endif
+}
+#endif
+
 // The chain of levels this architecture can have, lowest first.
 bool on_this_arch(SimdLevel l) {
 #if defined(__aarch64__)
-    return l == SimdLevel::Scalar || l == SimdLevel::Neon;
+    return l == SimdLevel::Scalar || l == SimdLevel::Neon || l == SimdLevel::NeonDot;
 #else
-    return l != SimdLevel::Neon;
+    return l != SimdLevel::Neon && l != SimdLevel::NeonDot;
 #endif
 }
 
-constexpr SimdLevel kLevels[] = {SimdLevel::Scalar,   SimdLevel::Neon,   SimdLevel::Avx2,
-                                 SimdLevel::Avx2Vnni, SimdLevel::Avx512, SimdLevel::Avx512Vnni,
-                                 SimdLevel::Amx};
+constexpr SimdLevel kLevels[] = {SimdLevel::Scalar,     SimdLevel::Neon,     SimdLevel::NeonDot,
+                                 SimdLevel::Avx2,       SimdLevel::Avx2Vnni, SimdLevel::Avx512,
+                                 SimdLevel::Avx512Vnni, SimdLevel::Amx};
 
 SimdLevel choose() {
     const char *env = std::getenv("LLM_SIMD");
@@ -132,7 +160,8 @@ SimdLevel detect_simd_level() {
     static const SimdLevel best = detect_x86();
     return best;
 #elif defined(__aarch64__)
-    return SimdLevel::Neon;
+    static const SimdLevel best = cpu_has_dotprod() ? SimdLevel::NeonDot : SimdLevel::Neon;
+    return best;
 #else
     return SimdLevel::Scalar;
 #endif

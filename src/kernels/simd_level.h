@@ -1,19 +1,23 @@
 // Which SIMD instruction sets the kernels may use. Picked once per process
-// from the CPU's features (cpuid on x86-64, NEON always on AArch64); the
-// environment variable LLM_SIMD can force a lower level for testing and
-// benchmarking: LLM_SIMD=scalar|avx2|avx2vnni|avx512|avx512vnni|amx|neon. A level
+// from the CPU's features (cpuid on x86-64; on AArch64 NEON always, and the
+// dot product instructions where the OS reports them); the environment
+// variable LLM_SIMD can force a lower level for testing and benchmarking:
+// LLM_SIMD=scalar|avx2|avx2vnni|avx512|avx512vnni|amx|neon|neondot. A level
 // the CPU lacks falls back to the best one below it that it has; an unknown
 // name is ignored.
 #pragma once
 
 namespace llm {
 
-// Ordered: on x86-64 each level includes the ones before it, except that
-// AVX-VNNI (the 256-bit form) is not part of every AVX-512 CPU: Skylake-SP,
-// Ice Lake and Zen 4 have Avx512 or Avx512Vnni without Avx2Vnni.
+// Ordered: on each architecture a level includes the ones before it, except
+// that on x86-64 AVX-VNNI (the 256-bit form) is not part of every AVX-512
+// CPU: Skylake-SP, Ice Lake and Zen 4 have Avx512 or Avx512Vnni without
+// Avx2Vnni.
 enum class SimdLevel {
     Scalar,     // portable C++ (the reference kernels)
-    Neon,       // AArch64 Advanced SIMD
+    Neon,       // AArch64 Advanced SIMD (ARMv8.0)
+    NeonDot,    // + SDOT int8 dot products (ARMv8.2 DotProd: Cortex-A55/A76 and
+                //   later, Neoverse N1/V1, Apple M1)
     Avx2,       // AVX2 + FMA + F16C
     Avx2Vnni,   // + AVX-VNNI int8 dot products on 256-bit vectors
     Avx512,     // AVX-512 F/BW/VL/DQ

@@ -1,12 +1,13 @@
 # arm64 build of libllm, made on x86-64 and run under qemu-user:
 #  1. cross-compile the library, the C/C++ test suite, the tools and the
 #     examples (no language bindings, no packaging tests);
-#  2. check that the kernels chosen at run time are the NEON ones;
+#  2. check that the kernels chosen at run time are the NEON dot product
+#     ones (qemu's "max" CPU has the extension), and plain NEON when forced;
 #  3. run that build's CTest suite under the emulator: every Catch2 test on
-#     the level detected at run time (NEON) and again forced to scalar, the
-#     command-line goldens, the examples and llm-bench. The NEON-forced
-#     copies are left out (the same level as detected), and so is the
-#     tokenizer oracle (no kernel in it; it needs npm packages).
+#     the level detected at run time (neondot) and again forced to neon and
+#     to scalar, the command-line goldens, the examples and llm-bench. The
+#     neondot-forced copies are left out (the same level as detected), and
+#     so is the tokenizer oracle (no kernel in it; it needs npm packages).
 #   cmake -DSOURCE_DIR= -DWORK= -DSHARED= -P arm64_cross.cmake
 include(${SOURCE_DIR}/tests/packaging/common.cmake)
 
@@ -38,31 +39,45 @@ llm_run(
 
 # ---- 2. the run-time level ----------------------------------------------------------
 # The tests below pass on scalar kernels too: first make sure the build did
-# pick NEON (llm-bench names the level it ran on, whatever the kernels
-# compute).
+# pick the NEON kernels (llm-bench names the level it ran on, whatever the
+# kernels compute).
 find_program(qemu qemu-aarch64 REQUIRED)
-llm_run(
-  ${qemu}
-  -L
-  /usr/aarch64-linux-gnu
-  ${build}/tools/llm-bench
-  ${SHARED}/models/stories260K.bin
-  -z
-  ${SHARED}/models/tok512.bin
-  --prompt
-  4
-  --gen
-  2
-  --repeat
-  1
-  --probe-mb
-  16
-  --json
-  OUTPUT
-  bench)
-if(NOT bench MATCHES "\"simd\": \"neon\"")
-  message(FATAL_ERROR "the arm64 build did not run on NEON kernels: ${bench}")
-endif()
+foreach(forced "" neon)
+  if(forced STREQUAL "")
+    set(expected neondot)
+  else()
+    set(expected ${forced})
+  endif()
+  llm_run(
+    ${CMAKE_COMMAND}
+    -E
+    env
+    LLM_SIMD=${forced}
+    ${qemu}
+    -cpu
+    max
+    -L
+    /usr/aarch64-linux-gnu
+    ${build}/tools/llm-bench
+    ${SHARED}/models/stories260K.bin
+    -z
+    ${SHARED}/models/tok512.bin
+    --prompt
+    4
+    --gen
+    2
+    --repeat
+    1
+    --probe-mb
+    16
+    --json
+    OUTPUT
+    bench)
+  if(NOT bench MATCHES "\"simd\": \"${expected}\"")
+    message(
+      FATAL_ERROR "LLM_SIMD='${forced}': the arm64 build did not run on ${expected}: ${bench}")
+  endif()
+endforeach()
 
 # ---- 3. the test suite under the emulator ----------------------------------------
 llm_run(
@@ -73,7 +88,7 @@ llm_run(
   -j
   2
   -LE
-  simd-neon
+  simd-neondot
   -E
   tokenizer_oracle
   WORKING_DIRECTORY

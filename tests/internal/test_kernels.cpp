@@ -123,6 +123,10 @@ void reference_matmul(const TestMatrix &tm, const std::vector<float> &x, int64_t
 
 const DType kTypes[] = {DType::F32, DType::BF16, DType::F16, DType::Q8_0};
 
+const SimdLevel kAllLevels[] = {SimdLevel::Scalar,     SimdLevel::Neon,     SimdLevel::NeonDot,
+                                SimdLevel::Avx2,       SimdLevel::Avx2Vnni, SimdLevel::Avx512,
+                                SimdLevel::Avx512Vnni, SimdLevel::Amx};
+
 } // namespace
 
 TEST_CASE("LLM_SIMD selects the kernel level", "[kernels][simd]") {
@@ -139,8 +143,7 @@ TEST_CASE("LLM_SIMD selects the kernel level", "[kernels][simd]") {
     CHECK(simd_level_supported(active));
     // A request this CPU can meet is met exactly; another gets a level below
     // it (AVX-512 CPUs without AVX-VNNI: avx2vnni gives avx2).
-    for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Neon, SimdLevel::Avx2, SimdLevel::Avx2Vnni,
-                        SimdLevel::Avx512, SimdLevel::Avx512Vnni, SimdLevel::Amx})
+    for (SimdLevel l : kAllLevels)
         if (std::string(env) == simd_level_name(l)) {
             if (simd_level_supported(l))
                 CHECK(active == l);
@@ -164,8 +167,7 @@ TEST_CASE("simd: the forced level is the one running", "[kernels][simd]") {
     CHECK(run.substr(prefix.size()) == env);
     // (A level the CPU lacks falls back: "LLM_SIMD selects the kernel level".)
     const std::string active = simd_level_name(active_simd_level());
-    for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Neon, SimdLevel::Avx2, SimdLevel::Avx2Vnni,
-                        SimdLevel::Avx512, SimdLevel::Avx512Vnni, SimdLevel::Amx})
+    for (SimdLevel l : kAllLevels)
         if (std::string(env) == simd_level_name(l) && simd_level_supported(l)) CHECK(active == env);
 }
 
