@@ -63,6 +63,21 @@
           "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_amx.cpp)"]
         }
       ]
+    }],
+    ['target_arch=="arm64" and OS!="win"', {
+      "targets": [
+        {
+          "target_name": "llm_kernels_neondot",
+          "type": "static_library",
+          "sources": ["<!(node scripts/engine.js isa-source kernels_neondot.cpp)"],
+          "include_dirs": ["<(engine_dir)/src"],
+          "defines": ["LLM_STATIC", "LLM_BUILDING"],
+          "cflags_cc": ["<!@(node scripts/engine.js isa-flags kernels_neondot.cpp)"],
+          "xcode_settings": {
+            "OTHER_CPLUSPLUSFLAGS": ["<!@(node scripts/engine.js isa-flags kernels_neondot.cpp)"]
+          }
+        }
+      ]
     }]
   ],
   "targets": [
@@ -76,14 +91,20 @@
         "defines": ["LLM_STATIC"]
       },
       "link_settings": {"libraries": ["-pthread"]},
-      # On x86-64 with GCC or Clang each SIMD kernel file is its own library
-      # built with that instruction set's flags, as in CMakeLists.txt (the
-      # CPU picks a table at run time); elsewhere they build as stubs.
+      # On x86-64 and arm64 with GCC or Clang each SIMD kernel file is its
+      # own library built with that instruction set's flags, as in
+      # CMakeLists.txt (the CPU picks a table at run time); elsewhere they
+      # build as stubs.
       "conditions": [
         ['target_arch=="x64" and OS!="win"', {
-          "sources": ["<!@(node scripts/engine.js portable-sources)"],
+          "sources": ["<!@(node scripts/engine.js portable-sources x64)"],
           "dependencies": ["llm_kernels_avx2", "llm_kernels_avx2vnni", "llm_kernels_avx512", "llm_kernels_avx512vnni", "llm_kernels_amx"]
-        }, {
+        }],
+        ['target_arch=="arm64" and OS!="win"', {
+          "sources": ["<!@(node scripts/engine.js portable-sources arm64)"],
+          "dependencies": ["llm_kernels_neondot"]
+        }],
+        ['OS=="win" or (target_arch!="x64" and target_arch!="arm64")', {
           "sources": ["<!@(node scripts/engine.js sources)"]
         }]
       ]

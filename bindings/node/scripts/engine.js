@@ -3,7 +3,7 @@
 // folder is <repo>/bindings/node and the engine is <repo>/include + <repo>/src;
 // in a package made by `npm pack` they were copied to ./engine (see
 // scripts/vendor-engine.js). binding.gyp asks this script for the paths:
-//   node scripts/engine.js root|sources|portable-sources|isa-source F|isa-flags F
+//   node scripts/engine.js root|sources|portable-sources ARCH|isa-source F|isa-flags F
 const fs = require('fs');
 const path = require('path');
 
@@ -29,17 +29,22 @@ function engineRoot() {
   );
 }
 
-// The kernel files built with their own instruction-set flags, and the
-// flags (as CMakeLists.txt gives them). Without the flags a file builds as
-// a stub whose table is never chosen.
-const isaFlags = {
+// Per target architecture, the kernel files built with their own
+// instruction-set flags, and the flags (as CMakeLists.txt gives them).
+// Without the flags a file builds as a stub whose table is never chosen.
+const x64 = {
   'kernels_avx2.cpp': ['-mavx2', '-mfma', '-mf16c'],
   'kernels_avx512.cpp': ['-mavx2', '-mfma', '-mf16c', '-mavx512f', '-mavx512bw', '-mavx512vl',
     '-mavx512dq'],
 };
-isaFlags['kernels_avx2vnni.cpp'] = [...isaFlags['kernels_avx2.cpp'], '-mavxvnni'];
-isaFlags['kernels_avx512vnni.cpp'] = [...isaFlags['kernels_avx512.cpp'], '-mavx512vnni'];
-isaFlags['kernels_amx.cpp'] = [...isaFlags['kernels_avx512vnni.cpp'], '-mamx-tile', '-mamx-bf16'];
+x64['kernels_avx2vnni.cpp'] = [...x64['kernels_avx2.cpp'], '-mavxvnni'];
+x64['kernels_avx512vnni.cpp'] = [...x64['kernels_avx512.cpp'], '-mavx512vnni'];
+x64['kernels_amx.cpp'] = [...x64['kernels_avx512vnni.cpp'], '-mamx-tile', '-mamx-bf16'];
+const isaFlagsByArch = {
+  x64,
+  arm64: { 'kernels_neondot.cpp': ['-march=armv8.2-a+dotprod'] },
+};
+const isaFlags = Object.assign({}, ...Object.values(isaFlagsByArch));
 
 // Every .cpp under src/, sorted, as paths relative to `from`.
 function engineSources(root, from) {
@@ -62,19 +67,21 @@ if (require.main === module) {
   const what = process.argv[2];
   if (what === 'root') console.log(path.relative(packageDir, root).split(path.sep).join('/') || '.');
   else if (what === 'sources') console.log(engineSources(root, packageDir).join('\n'));
-  // The sources without the instruction-set kernel files / one such file
-  // (by name) / its flags.
+  // The sources without the instruction-set kernel files of an
+  // architecture (x64, arm64) / one such file (by name) / its flags.
   else if (what === 'portable-sources')
     console.log(
       engineSources(root, packageDir)
-        .filter((f) => !(path.basename(f) in isaFlags))
+        .filter((f) => !(path.basename(f) in (isaFlagsByArch[process.argv[3]] || {})))
         .join('\n')
     );
   else if (what === 'isa-source')
     console.log(engineSources(root, packageDir).find((f) => path.basename(f) === process.argv[3]));
   else if (what === 'isa-flags') console.log(isaFlags[process.argv[3]].join(' '));
   else {
-    console.error('usage: node scripts/engine.js root|sources|portable-sources|isa-source F|isa-flags F');
+    console.error(
+      'usage: node scripts/engine.js root|sources|portable-sources ARCH|isa-source F|isa-flags F'
+    );
     process.exit(2);
   }
 }
