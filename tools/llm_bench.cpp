@@ -66,7 +66,8 @@ struct Options {
         "  --json          one JSON object on stdout\n"
         "  --profile       one more run paired with the probe, its decode timed stage\n"
         "                  by stage (matrix products, attention) against the probe\n"
-        "LLM_SIMD=scalar|avx2|avx512|avx512vnni|amx|neon forces a lower SIMD level.\n");
+        "LLM_SIMD=scalar|avx2|avx2vnni|avx512|avx512vnni|amx|neon|neondot forces a lower\n"
+        "SIMD level.\n");
     std::exit(2);
 }
 

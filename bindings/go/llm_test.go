@@ -74,7 +74,7 @@ func TestVersionAndSystemInfo(t *testing.T) {
 	if v := Version(); v != capi.LLM_VERSION_STRING {
 		t.Errorf("Version() = %q, the header says %q", v, capi.LLM_VERSION_STRING)
 	}
-	const level = `(scalar|neon|avx2|avx2vnni|avx512|avx512vnni|amx)`
+	const level = `(scalar|neondot|neon|avx2|avx2vnni|avx512|avx512vnni|amx)`
 	info := SystemInfo()
 	m := regexp.MustCompile(`^simd=` + level + ` simd_best=` + level + ` cores=[1-9][0-9]*( |$)`).
 		FindStringSubmatch(info)

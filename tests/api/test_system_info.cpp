@@ -14,9 +14,10 @@
 
 namespace {
 
-// The levels in the order of llm.h's list, lowest first (neon sits apart:
+// The levels in the order of llm.h's list, lowest first (neon and neondot sit apart:
 // only on AArch64, where the x86 ones never appear).
-const char *const kLevels[] = {"scalar", "neon", "avx2", "avx2vnni", "avx512", "avx512vnni", "amx"};
+const char *const kLevels[] = {"scalar",   "neon",   "neondot",    "avx2",
+                               "avx2vnni", "avx512", "avx512vnni", "amx"};
 
 int rank(const std::string &level) {
     for (size_t i = 0; i < std::size(kLevels); ++i)

@@ -56,7 +56,7 @@ namespace Llm.Tests
         public void VersionAndSystemInfo()
         {
             StringAssert.IsMatch(@"^1\.[0-9]+\.[0-9]+$", Library.Version); // a libllm.so.1
-            const string level = "(scalar|neon|avx2|avx2vnni|avx512|avx512vnni|amx)";
+            const string level = "(scalar|neondot|neon|avx2|avx2vnni|avx512|avx512vnni|amx)";
             var m = System.Text.RegularExpressions.Regex.Match(
                 Library.SystemInfo, "^simd=" + level + " simd_best=" + level + " cores=[1-9][0-9]*( |$)");
             Assert.IsTrue(m.Success, Library.SystemInfo);

@@ -41,7 +41,7 @@ describe(module, function()
         assert.is_truthy(llm.version:match("^%d+%.%d+%.%d+$"))
         local simd, best, cores = llm.system_info:match("^simd=(%w+) simd_best=(%w+) cores=(%d+)")
         assert.is_truthy(simd, llm.system_info)
-        local levels = { scalar = 1, neon = 1, avx2 = 1, avx2vnni = 1, avx512 = 1, avx512vnni = 1, amx = 1 }
+        local levels = { scalar = 1, neon = 1, neondot = 1, avx2 = 1, avx2vnni = 1, avx512 = 1, avx512vnni = 1, amx = 1 }
         assert.is_truthy(levels[simd], simd)
         assert.is_truthy(levels[best], best)
         assert.is_true(tonumber(cores) >= 1)

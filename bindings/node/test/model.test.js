@@ -15,7 +15,7 @@ test('the package version is the library version', () => {
 });
 
 test('systemInfo names the kernels and the cores', () => {
-  const level = '(scalar|neon|avx2|avx2vnni|avx512|avx512vnni|amx)';
+  const level = '(scalar|neondot|neon|avx2|avx2vnni|avx512|avx512vnni|amx)';
   const m = new RegExp(`^simd=${level} simd_best=${level} cores=[1-9][0-9]*( |$)`).exec(systemInfo);
   assert.ok(m, systemInfo);
   if (!process.env.LLM_SIMD) assert.equal(m[1], m[2], 'without LLM_SIMD the best level runs');
