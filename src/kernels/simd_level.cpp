@@ -120,15 +120,19 @@ bool on_this_arch(SimdLevel l) {
 constexpr SimdLevel kLevels[] = {SimdLevel::Scalar,     SimdLevel::Neon,     SimdLevel::NeonDot,
                                  SimdLevel::Avx2,       SimdLevel::Avx2Vnni, SimdLevel::Avx512,
                                  SimdLevel::Avx512Vnni, SimdLevel::Amx};
+constexpr bool levels_in_enum_order() {
+    for (size_t i = 0; i < std::size(kLevels); ++i)
+        if (static_cast<size_t>(kLevels[i]) != i) return false;
+    return true;
+}
+static_assert(levels_in_enum_order(), "kLevels[i] is level i");
 
 SimdLevel choose() {
     const char *env = std::getenv("LLM_SIMD");
-    if (!env || !*env) return detect_simd_level();
-    int want = -1;
-    for (int i = 0; i < static_cast<int>(std::size(kLevels)); ++i)
-        if (std::strcmp(env, simd_level_name(kLevels[i])) == 0) want = i;
-    if (want < 0) return detect_simd_level();
-    for (int i = want; i > 0; --i)
+    SimdLevel want;
+    if (!env || !simd_level_from_name(env, want)) return detect_simd_level();
+    // Step down to a level this CPU has.
+    for (int i = static_cast<int>(want); i > 0; --i)
         if (simd_level_supported(kLevels[i])) return kLevels[i];
     return SimdLevel::Scalar;
 }
@@ -152,6 +156,15 @@ int default_row_streams() {
 std::atomic<int> g_row_streams{0}; // 0: not chosen yet
 
 } // namespace
+
+bool simd_level_from_name(const char *name, SimdLevel &level) {
+    for (SimdLevel l : kLevels)
+        if (std::strcmp(name, simd_level_name(l)) == 0) {
+            level = l;
+            return true;
+        }
+    return false;
+}
 
 // Detected once: on AMX CPUs detection asks the kernel for the tile state
 // (a system call), and the level, the forcing and llm_system_info all ask.

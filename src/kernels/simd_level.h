@@ -27,6 +27,10 @@ enum class SimdLevel {
 
 const char *simd_level_name(SimdLevel level);
 
+// The level simd_level_name() calls `name`; false (level untouched) for
+// any other string.
+bool simd_level_from_name(const char *name, SimdLevel &level);
+
 // The best level this CPU and OS support.
 SimdLevel detect_simd_level();
 
