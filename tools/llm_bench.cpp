@@ -166,10 +166,19 @@ int64_t status_bytes(const std::string &key) {
 // in blocks of sequential streams read a 64-byte line at a time, each
 // stream prefetched kPrefetchAhead bytes ahead. That is how the
 // matrix-vector kernels read weights (for_row_streams in
-// src/kernels/simd_kernels.inc). Every read is timed with 4 and with 8
-// streams and the faster counts, so the efficiency is measured against the
+// src/kernels/simd_kernels.inc). Every read is done with 4 and with 8
+// streams, the two taking turns going first, and the pattern that read
+// faster over the whole run counts: the efficiency is measured against the
 // best plain reader we found on the machine, not against a pattern that
 // suits the kernels.
+//
+// Why over the run and not per read: the faster of the two reads after each
+// token picks the luckier of two noisy samples, which no fixed reader gets
+// (nor the decode, timed once per token). On the Zen 5 VM, 12 runs (both
+// shapes; f32, bf16, Q8_0; 1 and 2 threads; 32 tokens each): with one
+// thread 4 streams won every read, so the two ways agree; with two threads
+// the per-read minimum summed to 0.8-8.5% less time than 4 streams alone,
+// though 8 streams took 4-25% longer than 4 over each of those runs.
 //
 // Why these choices (AMD EPYC Zen 5 VM, one thread, one process, 1 GiB):
 // a line taken as two 32-byte loads read at 37-40 GB/s with 4 streams and
@@ -205,11 +214,14 @@ class BandwidthProbe {
         }
     }
 
-    // Seconds to read `bytes` (rounded to whole blocks), the faster of a
-    // read with 4 and one with 8 streams. Each read continues where the last
-    // one ended, wrapping around the buffer, so it never finds its bytes in
-    // the caches.
-    double read_seconds(int64_t bytes, llm::ThreadPool &pool) {
+    static constexpr int kPatterns = 2;
+    static constexpr int kStreams[kPatterns] = {4, 8};
+
+    // Seconds to read `bytes` (rounded to whole blocks) with 4 and with 8
+    // streams, into seconds[0] and seconds[1]. Each read continues where the
+    // last one ended, wrapping around the buffer, so it never finds its
+    // bytes in the caches.
+    void read(int64_t bytes, llm::ThreadPool &pool, double seconds[kPatterns]) {
         // One equal part per thread, not the pool's dynamic chunks: those
         // let one thread finish up to a chunk after the other, a stall the
         // decode has and the probe, as the ceiling, should not.
@@ -219,8 +231,10 @@ class BandwidthProbe {
         const int64_t block =
             std::max<int64_t>(kLine * 8, bytes / blocks / (kLine * 8) * kLine * 8);
         const int64_t n_buf = static_cast<int64_t>(buf_.size()) * 8 / block; // blocks in buf_
-        double best = 1e30;
-        for (int streams : {4, 8}) {
+        first_pattern_ ^= 1;
+        for (int k = 0; k < kPatterns; ++k) {
+            const int pattern = k ^ first_pattern_;
+            const int streams = kStreams[pattern];
             const int64_t first = next_;
             next_ = (next_ + blocks) % n_buf;
             const auto t0 = std::chrono::steady_clock::now();
@@ -233,9 +247,9 @@ class BandwidthProbe {
                 }
                 sink_[thread % kSinks] += sum;
             });
-            best = std::min(best, seconds_since(t0));
+            seconds[pattern] = seconds_since(t0) * static_cast<double>(bytes) /
+                               static_cast<double>(blocks * block);
         }
-        return best * static_cast<double>(bytes) / static_cast<double>(blocks * block);
     }
 
   private:
@@ -313,7 +327,8 @@ class BandwidthProbe {
     std::vector<uint64_t> buf_;
     enum class Loads { Scalar, Avx2, Avx512 }; // how a line is loaded
     Loads loads_;
-    int64_t next_ = 0; // the block the next read starts at
+    int64_t next_ = 0;      // the block the next read starts at
+    int first_pattern_ = 0; // which pattern went first last time
     // The sums are the point of the reads: stored where the compiler must
     // assume they are read.
     volatile uint64_t sink_[kSinks] = {};
@@ -373,7 +388,10 @@ std::vector<ProfileRow> profile_rows(const llm::ForwardProfile &p, int gen, doub
 
 struct Result {
     double prefill_tok_s, decode_tok_s;
-    double probe_seconds = 0; // with a probe: its reads paired with the tokens, in all
+    // With a probe: its reads paired with the tokens, in all, with the
+    // pattern that was faster over the run, and that pattern's streams.
+    double probe_seconds = 0;
+    int probe_streams = 0;
 };
 
 // A prefill of the prompt, then `gen` tokens decoded one by one. With a
@@ -387,17 +405,28 @@ Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int ge
     tf.forward(prompt.data(), static_cast<int64_t>(prompt.size()), 0, logits.data(), nullptr);
     const double prefill = seconds_since(t0);
     tf.set_profile(profile);
-    double decode = 0, probe_seconds = 0;
+    double decode = 0, probe_seconds[BandwidthProbe::kPatterns] = {};
     int32_t pos = static_cast<int32_t>(prompt.size());
     for (int i = 0; i < gen; ++i) {
         const auto t = std::chrono::steady_clock::now();
         const int32_t token = llm::argmax(logits.data(), vocab);
         tf.forward(&token, 1, pos++, logits.data(), nullptr);
         decode += seconds_since(t);
-        if (probe) probe_seconds += probe->read_seconds(weight_bytes, *tf.pool());
+        if (probe) {
+            double read[BandwidthProbe::kPatterns];
+            probe->read(weight_bytes, *tf.pool(), read);
+            for (int k = 0; k < BandwidthProbe::kPatterns; ++k)
+                probe_seconds[k] += read[k];
+        }
     }
     tf.set_profile(nullptr);
-    return {static_cast<double>(prompt.size()) / prefill, gen / decode, probe_seconds};
+    Result r{static_cast<double>(prompt.size()) / prefill, gen / decode};
+    if (probe) {
+        const int best = probe_seconds[1] < probe_seconds[0] ? 1 : 0;
+        r.probe_seconds = probe_seconds[best];
+        r.probe_streams = BandwidthProbe::kStreams[best];
+    }
+    return r;
 }
 
 int run(const Options &o) {
@@ -441,6 +470,7 @@ int run(const Options &o) {
     // (efficiency: see BandwidthProbe).
     const int64_t weight_bytes = model->weight_bytes();
     std::vector<double> prefill, decode, paired_decode, bandwidth, efficiency;
+    std::vector<int> probe_streams; // per repeat: the probe's faster pattern
     // Bytes of keys and values one position holds, all layers together.
     const int64_t kv_position_bytes =
         static_cast<int64_t>(2) * c.n_layers * c.kv_dim() * (o.kv_f16 ? 2 : 4);
@@ -473,6 +503,7 @@ int run(const Options &o) {
             decode.push_back(res.decode_tok_s);
             paired_decode.push_back(paired.decode_tok_s);
             bandwidth.push_back(static_cast<double>(weight_bytes) * o.gen / paired.probe_seconds);
+            probe_streams.push_back(paired.probe_streams);
             // = weight bytes x paired tok/s / bandwidth: the probe's time over the decode's
             efficiency.push_back(paired.probe_seconds * paired.decode_tok_s / o.gen);
         }
@@ -497,6 +528,12 @@ int run(const Options &o) {
         decode_efficiency * (static_cast<double>(weight_bytes) + kv_read) / weight_bytes;
     const double gflops = prefill_flops(c, o.prompt) * prefill_tok_s / o.prompt / 1e9;
     const char *simd = llm::simd_level_name(llm::kernel_table().level);
+    // The probe's streams: "4", or "4/8/4" when the repeats' faster patterns differ.
+    std::string streams = std::to_string(probe_streams[0]);
+    if (std::any_of(probe_streams.begin(), probe_streams.end(),
+                    [&](int n) { return n != probe_streams[0]; }))
+        for (size_t i = 1; i < probe_streams.size(); ++i)
+            streams += "/" + std::to_string(probe_streams[i]);
 
     if (o.json) {
         std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
@@ -504,15 +541,16 @@ int run(const Options &o) {
                     "\"threads\": %d, \"prompt_tokens\": %d, \"gen_tokens\": %d, "
                     "\"repeat\": %d, \"prefill_tok_s\": %.2f, \"decode_tok_s\": %.3f, "
                     "\"weight_bytes\": %" PRId64 ", \"kv_cache_bytes\": %" PRId64 ", "
-                    "\"bandwidth_gb_s\": %.3f, \"decode_efficiency\": %.3f, "
+                    "\"bandwidth_gb_s\": %.3f, \"probe_streams\": \"%s\", "
+                    "\"decode_efficiency\": %.3f, "
                     "\"paired_decode_tok_s\": %.3f, \"kv_read_bytes_per_token\": %.0f, "
                     "\"decode_efficiency_with_kv\": %.3f, "
                     "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
                     ", \"base_rss_bytes\": %" PRId64 ", \"cpu_share\": %.2f",
                     name.c_str(), type_name(*model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
                     o.prompt, o.gen, o.repeat, prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes,
-                    bw / 1e9, decode_efficiency, median(paired_decode), kv_read, efficiency_with_kv,
-                    gflops, rss, base_rss, cpu_share);
+                    bw / 1e9, streams.c_str(), decode_efficiency, median(paired_decode), kv_read,
+                    efficiency_with_kv, gflops, rss, base_rss, cpu_share);
         if (o.profile) {
             std::printf(", \"profile_decode_tok_s\": %.3f, \"profile_bandwidth_gb_s\": %.3f, "
                         "\"profile\": [",
@@ -541,7 +579,9 @@ int run(const Options &o) {
                 o.gen);
     std::printf("prefill      %.1f tok/s, %.1f GFLOP/s\n", prefill_tok_s, gflops);
     std::printf("decode       %.2f tok/s\n", decode_tok_s);
-    std::printf("bandwidth    %.2f GB/s (probe reads paired with the decoded tokens)\n", bw / 1e9);
+    std::printf("bandwidth    %.2f GB/s (probe reads paired with the decoded tokens, %s "
+                "streams)\n",
+                bw / 1e9, streams.c_str());
     std::printf("efficiency   %.1f%% (a second run's decode, %.2f tok/s, against the probe\n"
                 "             reading the same bytes after each of its tokens)\n",
                 100 * decode_efficiency, median(paired_decode));

@@ -4,8 +4,9 @@
 # lines in $OUT (default bench-matrix.jsonl). Run it on an idle machine:
 # every number is a median of llm-bench's repeats. The efficiency compares
 # a decode run with probe reads paired with its tokens (llm-bench's
-# BandwidthProbe); that run's tok/s is the "paired" column. The column after
-# it counts the KV cache's reads as well as the weights'. The last column
+# BandwidthProbe); that run's tok/s is the "paired" column, and "probe
+# streams" the probe's faster pattern in each repeat. "counting KV reads"
+# counts the KV cache's reads as well as the weights'. The last column
 # leaves out what the process held before it loaded the model (program,
 # C++ runtime, library code: ~3.5 MB), which a host has anyway.
 #
@@ -38,15 +39,15 @@ python3 - "$out" <<'EOF'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 print("| shape | weights | threads | prefill tok/s | prefill GFLOP/s | decode tok/s "
-      "| paired decode tok/s | weights MB | read GB/s | decode efficiency "
+      "| paired decode tok/s | weights MB | read GB/s | probe streams | decode efficiency "
       "| counting KV reads | peak RSS / (weights + KV) | same, above the process's base |")
-print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 for r in rows:
     need = r["weight_bytes"] + r["kv_cache_bytes"]
     print(f'| {r["model"]} | {r["weight_type"]} | {r["threads"]} '
           f'| {r["prefill_tok_s"]:.1f} | {r["prefill_gflops"]:.1f} | {r["decode_tok_s"]:.2f} '
           f'| {r["paired_decode_tok_s"]:.2f} '
-          f'| {r["weight_bytes"] / 1e6:.0f} | {r["bandwidth_gb_s"]:.2f} '
+          f'| {r["weight_bytes"] / 1e6:.0f} | {r["bandwidth_gb_s"]:.2f} | {r["probe_streams"]} '
           f'| {100 * r["decode_efficiency"]:.0f}% '
           f'| {100 * r["decode_efficiency_with_kv"]:.0f}% | {r["peak_rss_bytes"] / need:.2f} '
           f'| {(r["peak_rss_bytes"] - r["base_rss_bytes"]) / need:.2f} |')
