@@ -160,57 +160,72 @@ WidenFn widen_for(const KernelTable &k, DType t) {
     return nullptr;
 }
 
-// A decode step's products (one token). Each matrix's rows are cut into
-// S = matvec_row_streams() lanes of rows / S, and the pool's indices are
-// steps: index k of a matrix computes row k of each of its lanes; the last
-// rows % S rows follow as single-row indices. A thread walks its part of
-// the steps in order, so its S streams run on from one chunk to the next
+// A decode step's products (one token). The group's rows, matrix after
+// matrix, are one list cut into S = matvec_row_streams() lanes of rows / S,
+// and the pool's indices are steps: index k computes row k of each lane; the
+// last rows % S rows follow as single-row indices. A thread walks its part
+// of the steps in order, so its S streams run on from one chunk to the next
 // (for_lanes in simd_kernels.inc); only a steal starts new ones. With the
 // rows themselves as indices, every chunk started S new streams: on the
 // Zen 5 VM, two threads decoded stories110M in Q8_0 at 70% of the
-// bandwidth probe's speed instead of 81%.
+// bandwidth probe's speed instead of 81%. A lane that reaches the end of a
+// matrix runs on into the next one, which restarts that one stream: cut
+// matrix by matrix instead, q, k and v started 3 S streams, and on
+// Qwen2.5-0.5B (k and v of 128 rows) 2 S of them were 32 rows long.
 void matvec_group(const KernelTable &k, const MatmulOut *outs, int count, const float *x,
                   const BlockQ8Act *xq, ThreadPool *pool) {
     constexpr int kMaxGroup = 4;
     if (count > kMaxGroup) fail(LLM_ERR_INTERNAL, "matvec_group: ", count, " matrices");
+    const DType type = outs[0].w->type;
+    for (int i = 1; i < count; ++i)
+        if (outs[i].w->type != type) { // rows of other sizes: one matrix at a time
+            for (int j = 0; j < count; ++j)
+                matvec_group(k, outs + j, 1, x, xq, pool);
+            return;
+        }
+    int64_t start[kMaxGroup + 1] = {0}; // matrix i holds rows start[i] .. start[i + 1]
+    for (int i = 0; i < count; ++i)
+        start[i + 1] = start[i] + outs[i].w->rows;
     const int S = matvec_row_streams();
-    int64_t first[kMaxGroup], steps[kMaxGroup], total = 0;
-    for (int i = 0; i < count; ++i) {
-        first[i] = total;
-        steps[i] = outs[i].w->rows / S;
-        total += outs[i].w->rows - (S - 1) * steps[i]; // steps, then single rows
-    }
-    auto lanes = [&](const Matrix &w, const uint8_t *const *lw, float *const *ly, int64_t n_lanes,
-                     int64_t n_steps) {
-        if (w.type == DType::Q8_0)
-            k.matvec_q8_0(lw, w.row_bytes(), w.cols, xq, ly, n_lanes, n_steps);
+    const int64_t rows = start[count], q = rows / S; // q steps, then rows - S q single rows
+    const size_t stride = outs[0].w->row_bytes();
+    // Row r of the list: its weights and output, and how many rows from r
+    // on stay in the same matrix.
+    auto locate = [&](int64_t r, const uint8_t *&w, float *&y) {
+        int i = 0;
+        while (r >= start[i + 1])
+            ++i;
+        w = outs[i].w->row(r - start[i]);
+        y = outs[i].y + (r - start[i]);
+        return start[i + 1] - r;
+    };
+    auto lanes = [&](const uint8_t *const *lw, float *const *ly, int64_t n_lanes, int64_t n_steps) {
+        if (type == DType::Q8_0)
+            k.matvec_q8_0(lw, stride, outs[0].w->cols, xq, ly, n_lanes, n_steps);
         else
-            matvec_for(k, w.type)(lw, w.row_bytes(), w.cols, x, ly, n_lanes, n_steps);
+            matvec_for(k, type)(lw, stride, outs[0].w->cols, x, ly, n_lanes, n_steps);
     };
     auto work = [&](int64_t begin, int64_t end, int) {
-        for (int i = 0; i < count; ++i) {
-            const Matrix &w = *outs[i].w;
-            const int64_t q = steps[i], n = w.rows - (S - 1) * q;
-            const int64_t lo = std::max(begin - first[i], int64_t{0});
-            const int64_t hi = std::min(end - first[i], n);
-            if (lo >= hi) continue;
+        // Steps [begin, end) of every lane, cut where a lane changes matrix.
+        for (int64_t step = begin, last = std::min(end, q); step < last;) {
             const uint8_t *lw[kMaxRowStreams];
             float *ly[kMaxRowStreams];
-            if (lo < q) { // steps [lo, min(hi, q)) of every lane
-                for (int s = 0; s < S; ++s) {
-                    lw[s] = w.row(s * q + lo);
-                    ly[s] = outs[i].y + s * q + lo;
-                }
-                lanes(w, lw, ly, S, std::min(hi, q) - lo);
-            }
-            if (hi > q) { // the single rows after the lanes, as one lane
-                const int64_t r = S * q + std::max(lo, q) - q;
-                lw[0] = w.row(r);
-                ly[0] = outs[i].y + r;
-                lanes(w, lw, ly, 1, hi - std::max(lo, q));
-            }
+            int64_t n = last - step;
+            for (int s = 0; s < S; ++s)
+                n = std::min(n, locate(s * q + step, lw[s], ly[s]));
+            lanes(lw, ly, S, n);
+            step += n;
+        }
+        // The single rows after the lanes, as one lane per matrix they touch.
+        for (int64_t r = S * q + std::max(begin, q) - q, last = S * q + end - q; r < last;) {
+            const uint8_t *w;
+            float *y;
+            const int64_t n = std::min(last - r, locate(r, w, y));
+            lanes(&w, &y, 1, n);
+            r += n;
         }
     };
+    const int64_t total = q + rows - S * q;
     if (pool)
         pool->parallel_for(total, std::max<int64_t>(1, kMatvecGrainRows / S), work);
     else
