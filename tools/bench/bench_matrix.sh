@@ -13,7 +13,7 @@
 #   tools/bench/bench_matrix.sh [LLM_BENCH]
 #
 # Environment: SHAPES, WEIGHTS, THREADS (space-separated lists), PROMPT,
-# GEN, REPEAT, OUT.
+# GEN, REPEAT, KV (the KV cache's type, f32 or f16), OUT.
 set -euo pipefail
 bench=${1:-build/tools/llm-bench}
 shapes=${SHAPES:-"qwen2.5-0.5b stories110M stories15M"}
@@ -22,15 +22,16 @@ threads=${THREADS:-"1 2"}
 prompt=${PROMPT:-128}
 gen=${GEN:-32}
 repeat=${REPEAT:-3}
+kv=${KV:-f32}
 out=${OUT:-bench-matrix.jsonl}
 
 : >"$out"
 for s in $shapes; do
   for w in $weights; do
     for t in $threads; do
-      echo "llm-bench --shape $s --weights $w --threads $t" >&2
+      echo "llm-bench --shape $s --weights $w --threads $t --kv $kv" >&2
       "$bench" --shape "$s" --weights "$w" --threads "$t" --prompt "$prompt" --gen "$gen" \
-        --repeat "$repeat" --json >>"$out"
+        --repeat "$repeat" --kv "$kv" --json >>"$out"
     done
   done
 done
@@ -38,13 +39,13 @@ done
 python3 - "$out" <<'EOF'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print("| shape | weights | threads | prefill tok/s | prefill GFLOP/s | decode tok/s "
+print("| shape | weights | KV | threads | prefill tok/s | prefill GFLOP/s | decode tok/s "
       "| paired decode tok/s | weights MB | read GB/s | probe streams | decode efficiency "
       "| counting KV reads | peak RSS / (weights + KV) | same, above the process's base |")
-print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+print("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 for r in rows:
     need = r["weight_bytes"] + r["kv_cache_bytes"]
-    print(f'| {r["model"]} | {r["weight_type"]} | {r["threads"]} '
+    print(f'| {r["model"]} | {r["weight_type"]} | {r["kv_type"]} | {r["threads"]} '
           f'| {r["prefill_tok_s"]:.1f} | {r["prefill_gflops"]:.1f} | {r["decode_tok_s"]:.2f} '
           f'| {r["paired_decode_tok_s"]:.2f} '
           f'| {r["weight_bytes"] / 1e6:.0f} | {r["bandwidth_gb_s"]:.2f} | {r["probe_streams"]} '
