@@ -1,11 +1,10 @@
 #include "engine/kv_cache.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "common/checked_math.h"
 #include "common/error.h"
-#include "kernels/float_convert.h"
+#include "kernels/kernels.h"
 
 namespace llm {
 
@@ -39,13 +38,12 @@ void KVCache::store(int32_t layer, int32_t kv_head, int32_t pos, const float *ke
         return;
     }
     // Clamped to fp16's largest finite value: an infinite key would turn
-    // every score of its head into NaN.
-    auto half = [](float x) { return f32_to_f16(std::fmax(-65504.0f, std::fmin(x, 65504.0f))); };
-    for (size_t i = 0; i < n; ++i) {
-        const uint16_t hk = half(key[i]), hv = half(value[i]);
-        std::memcpy(k + 2 * i, &hk, 2);
-        std::memcpy(v + 2 * i, &hv, 2);
-    }
+    // every score of its head into NaN. With the SIMD unit: one value at a
+    // time (4.8-7.1 ns each on the Zen 5 VM), the store cost a stories110M
+    // token about what reading fp16 instead of fp32 keys and values saved
+    // (88-131 against 50-100 us).
+    narrow_f16(key, k, static_cast<int64_t>(n));
+    narrow_f16(value, v, static_cast<int64_t>(n));
 }
 
 } // namespace llm

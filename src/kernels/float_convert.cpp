@@ -22,4 +22,8 @@ uint16_t f32_to_f16(float f) {
     return static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
 }
 
+uint16_t f32_to_f16_clamped(float f) {
+    return f32_to_f16(std::fmax(-65504.0f, std::fmin(f, 65504.0f)));
+}
+
 } // namespace llm

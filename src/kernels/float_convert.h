@@ -51,4 +51,10 @@ inline float f16_to_f32(uint16_t h) {
 
 uint16_t f32_to_f16(float f);
 
+// f clamped to fp16's largest finite magnitude, 65504, then rounded to fp16
+// (ties to even). A NaN becomes 65504, as std::fmin(NaN, 65504) gives: the
+// KV cache stores keys this way, where an infinite key would turn every
+// score of its head into NaN.
+uint16_t f32_to_f16_clamped(float f);
+
 } // namespace llm

@@ -49,6 +49,9 @@ struct KernelTable {
     WidenFn widen_bf16 = nullptr;
     WidenFn widen_f16 = nullptr;
     WidenFn widen_q8_0 = nullptr;
+    // out = n values of x as fp16 bytes, each as f32_to_f16_clamped gives it
+    // (the KV cache's fp16 store).
+    void (*narrow_f16)(const float *x, uint8_t *out, int64_t n) = nullptr;
 
     // Matrix x matrix, fp32: y[t * ldy + r] = sum_k xt[k * ldxt + t] * w[r * ldw + k]
     // for t < n_tokens, r < n_rows, k < cols. The activations come packed

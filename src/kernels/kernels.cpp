@@ -357,6 +357,10 @@ void silu_mul(float *a, const float *b, int64_t n) {
     kernel_table().silu_mul(a, b, n);
 }
 
+void narrow_f16(const float *x, uint8_t *out, int64_t n) {
+    kernel_table().narrow_f16(x, out, n);
+}
+
 void add_inplace(float *a, const float *b, int64_t n) {
     kernel_table().add(a, b, n);
 }

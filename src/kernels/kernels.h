@@ -46,6 +46,9 @@ void silu_mul(float *a, const float *b, int64_t n);
 // a[i] += b[i]
 void add_inplace(float *a, const float *b, int64_t n);
 
+// out = n values of x as fp16 bytes, clamped to +-65504 (f32_to_f16_clamped).
+void narrow_f16(const float *x, uint8_t *out, int64_t n);
+
 // y[i] += bias[i]
 inline void add_bias(float *y, const float *bias, int64_t n) {
     add_inplace(y, bias, n);

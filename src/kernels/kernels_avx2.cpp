@@ -24,6 +24,7 @@
 
 #include <cstring>
 
+#include "kernels/float_convert.h"
 #include "kernels/simd_primitives.h"
 
 namespace llm {
@@ -108,6 +109,15 @@ inline vf vload_f16(const uint16_t *p) {
 }
 inline vf vload_f16_n(const uint16_t *p, int64_t n) {
     return _mm256_cvtph_ps(load_u16_n(p, n));
+}
+// v clamped to +-65504 (min_ps gives its second operand for a NaN, so a
+// NaN becomes 65504) and rounded to fp16, ties to even (as
+// f32_to_f16_clamped).
+inline void vstore_f16_clamped(uint8_t *p, vf v) {
+    const vf c =
+        _mm256_max_ps(_mm256_min_ps(v, _mm256_set1_ps(65504.0f)), _mm256_set1_ps(-65504.0f));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p),
+                     _mm256_cvtps_ph(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 inline vf vload_i8(const int8_t *p) {
     const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));

@@ -23,6 +23,7 @@
     defined(__AVX512DQ__) && defined(__FMA__) && defined(__F16C__) && LLM_AVX512_READY
 #include "kernels/avx512_intrinsics.h"
 
+#include "kernels/float_convert.h"
 #include "kernels/simd_primitives.h"
 
 #include <cstring>
@@ -113,6 +114,13 @@ inline vf vload_f16(const uint16_t *p) {
 }
 inline vf vload_f16_n(const uint16_t *p, int64_t n) {
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first(n), p));
+}
+// As the AVX2 one: min_ps turns a NaN into 65504, then fp16 ties to even.
+inline void vstore_f16_clamped(uint8_t *p, vf v) {
+    const vf c =
+        _mm512_max_ps(_mm512_min_ps(v, _mm512_set1_ps(65504.0f)), _mm512_set1_ps(-65504.0f));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(p),
+                        _mm512_cvtps_ph(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 inline vf vload_i8(const int8_t *p) {
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));

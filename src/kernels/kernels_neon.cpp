@@ -21,6 +21,9 @@
 #if defined(__aarch64__) && defined(__ARM_NEON) && LLM_NEON_READY
 #include <arm_neon.h>
 
+#include <cstring>
+
+#include "kernels/float_convert.h"
 #include "kernels/simd_primitives.h"
 
 namespace llm {
@@ -89,6 +92,13 @@ inline vf vload_f16_n(const uint16_t *p, int64_t n) {
     uint16_t buf[4] = {0, 0, 0, 0};
     __builtin_memcpy(buf, p, static_cast<size_t>(n) * 2);
     return vload_f16(buf);
+}
+// v clamped to +-65504 with the NaN-dropping minnm/maxnm (a NaN becomes
+// 65504, as f32_to_f16_clamped), then rounded to fp16 in the default
+// round-to-nearest-even mode.
+inline void vstore_f16_clamped(uint8_t *p, vf v) {
+    const vf c = vmaxnmq_f32(vminnmq_f32(v, vdupq_n_f32(65504.0f)), vdupq_n_f32(-65504.0f));
+    vst1_u8(p, vreinterpret_u8_f16(vcvt_f16_f32(c)));
 }
 inline vf vload_i8(const int8_t *p) {
     int32_t word;

@@ -70,6 +70,13 @@ void widen_q8_0_ref(const uint8_t *w, size_t stride, int64_t cols, float *out, i
     }
 }
 
+void narrow_f16_ref(const float *x, uint8_t *out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        const uint16_t h = f32_to_f16_clamped(x[i]);
+        std::memcpy(out + 2 * i, &h, 2);
+    }
+}
+
 // Per block: the exact integer dot product, times both scales.
 void matvec_q8_0_ref(const uint8_t *const *w, size_t stride, int64_t cols, const BlockQ8Act *x,
                      float *const *y, int64_t n_lanes, int64_t n_steps) {
@@ -218,6 +225,7 @@ void fill_scalar_kernels(KernelTable &t) {
     t.widen_bf16 = widen_ref<value_bf16>;
     t.widen_f16 = widen_ref<value_f16>;
     t.widen_q8_0 = widen_q8_0_ref;
+    t.narrow_f16 = narrow_f16_ref;
     t.gemm_f32 = gemm_f32_ref;
     t.quantize_act_q8 = quantize_act_q8_ref;
     t.rmsnorm = rmsnorm_ref;

@@ -279,6 +279,34 @@ TEST_CASE("a decode product split over threads equals the product on one", "[ker
     set_matvec_row_streams(default_streams);
 }
 
+TEST_CASE("narrow_f16 rounds and clamps as the scalar conversion does", "[kernels]") {
+    // Every kind of value the KV cache's fp16 store can meet, in a count that
+    // leaves a tail past the widest vector: fp16 normals, subnormals and ties,
+    // the clamp at 65504, infinities, NaN, signed zeros, fp32 subnormals.
+    std::vector<float> x = random_floats(200, 13, -70000.0f, 70000.0f);
+    auto small = random_floats(100, 14, -7e-5f, 7e-5f); // fp16 subnormal range
+    x.insert(x.end(), small.begin(), small.end());
+    const float tie = 1.0f + std::ldexp(1.0f, -11); // halfway between two fp16 values
+    for (float v : {tie, -tie, 1.0f + 3 * std::ldexp(1.0f, -11), std::ldexp(1.0f, -25),
+                    3 * std::ldexp(1.0f, -25), 65504.0f, 65519.0f, 65520.0f, 1e9f, -1e9f, INFINITY,
+                    -INFINITY, NAN, 0.0f, -0.0f, 1e-40f, -1e-40f})
+        x.push_back(v);
+    const int64_t n = static_cast<int64_t>(x.size()) - 3; // a tail of any length
+    for (int64_t len : {n, n + 1, n + 2, n + 3}) {
+        std::vector<uint8_t> got(static_cast<size_t>(2 * len), 0xee);
+        narrow_f16(x.data(), got.data(), len);
+        for (int64_t i = 0; i < len; ++i) {
+            uint16_t h;
+            std::memcpy(&h, &got[static_cast<size_t>(2 * i)], 2);
+            INFO("x = " << x[static_cast<size_t>(i)] << ", " << len << " values");
+            CHECK(h == f32_to_f16_clamped(x[static_cast<size_t>(i)]));
+        }
+    }
+    CHECK(f32_to_f16_clamped(INFINITY) == 0x7bff); // 65504, not infinity
+    CHECK(f32_to_f16_clamped(NAN) == 0x7bff);
+    CHECK(f32_to_f16_clamped(tie) == 0x3c00); // ties to even: 1.0
+}
+
 TEST_CASE("activation quantization follows the Q8 rule exactly", "[kernels][quant]") {
     auto x = random_floats(32 * 9, 7, -3.0f, 3.0f);
     std::fill(x.begin() + 64, x.begin() + 96, 0.0f); // an all-zero block
