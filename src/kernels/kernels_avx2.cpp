@@ -22,6 +22,7 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__) && LLM_AVX2_READY
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/float_convert.h"

@@ -26,6 +26,7 @@
 #include "kernels/float_convert.h"
 #include "kernels/simd_primitives.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace llm {

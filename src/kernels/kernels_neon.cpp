@@ -21,6 +21,7 @@
 #if defined(__aarch64__) && defined(__ARM_NEON) && LLM_NEON_READY
 #include <arm_neon.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/float_convert.h"

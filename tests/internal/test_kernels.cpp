@@ -502,6 +502,47 @@ TEST_CASE("attention_heads matches a double reference", "[kernels]") {
                     }
 }
 
+TEST_CASE("attention_heads gives a head the same result whichever heads it is read with",
+          "[kernels][threads]") {
+    // Decode splits the heads over threads, so a block of heads must give
+    // each head exactly what the head alone gives: with their own keys and
+    // values (group 1), the keys are read as lanes across the block's heads,
+    // cut at places that depend on how many heads and positions there are,
+    // and the values two heads at a time.
+    const int default_streams = matvec_row_streams();
+    const int64_t n_heads_all = 7;
+    for (int streams : {4, 8}) {
+        set_matvec_row_streams(streams);
+        for (DType kv_type : {DType::F32, DType::F16})
+            for (int64_t hd : {8, 64, 72})
+                for (int64_t n_pos : {1, 2, 5, 13, 37}) {
+                    const int64_t head_stride = n_pos * hd + 3;
+                    const TestKV kv =
+                        make_kv(kv_type, static_cast<size_t>(n_heads_all * head_stride), 7);
+                    auto q = random_floats(static_cast<size_t>(n_heads_all * hd), 8, -2.0f, 2.0f);
+                    const float scale = 0.25f;
+                    std::vector<float> scores(static_cast<size_t>(n_heads_all * n_pos));
+                    std::vector<float> alone(static_cast<size_t>(n_heads_all * hd));
+                    for (int64_t h = 0; h < n_heads_all; ++h)
+                        attention_heads(kv_type, &q[static_cast<size_t>(h * hd)], kv.keys(),
+                                        kv.values(), head_stride, n_pos, hd, h, 1, 1, scale,
+                                        scores.data(), &alone[static_cast<size_t>(h * hd)]);
+                    for (int64_t h0 = 0; h0 < n_heads_all; ++h0)
+                        for (int64_t nh = 2; h0 + nh <= n_heads_all; ++nh) {
+                            std::vector<float> block(static_cast<size_t>(nh * hd), -1.0f);
+                            attention_heads(kv_type, &q[static_cast<size_t>(h0 * hd)], kv.keys(),
+                                            kv.values(), head_stride, n_pos, hd, h0, nh, 1, scale,
+                                            scores.data(), block.data());
+                            INFO(dtype_name(kv_type)
+                                 << " hd=" << hd << " n_pos=" << n_pos << " heads " << h0 << "+"
+                                 << nh << ", " << streams << " streams");
+                            CHECK(std::equal(block.begin(), block.end(), alone.begin() + h0 * hd));
+                        }
+                }
+    }
+    set_matvec_row_streams(default_streams);
+}
+
 TEST_CASE("attention_batch matches a double reference", "[kernels]") {
     // n tokens at positions pos0.., each attending causally to the cache's
     // positions up to its own. Query rows go 64 to a job and positions 256
