@@ -506,7 +506,8 @@ TEST_CASE("attention_heads gives a head the same result whichever heads it is re
           "[kernels][threads]") {
     // Decode splits the heads over threads, so a block of heads must give
     // each head exactly what the head alone gives: with their own keys and
-    // values (group 1), the keys are read as lanes across the block's heads,
+    // values (group 1), the keys are read as lanes across the block's heads
+    // (their queries held in registers where head_dim is 1-4 whole vectors),
     // cut at places that depend on how many heads and positions there are,
     // and the values two heads at a time.
     const int default_streams = matvec_row_streams();
@@ -514,7 +515,7 @@ TEST_CASE("attention_heads gives a head the same result whichever heads it is re
     for (int streams : {4, 8}) {
         set_matvec_row_streams(streams);
         for (DType kv_type : {DType::F32, DType::F16})
-            for (int64_t hd : {8, 64, 72})
+            for (int64_t hd : {8, 16, 32, 48, 64, 72})
                 for (int64_t n_pos : {1, 2, 5, 13, 37}) {
                     const int64_t head_stride = n_pos * hd + 3;
                     const TestKV kv =
