@@ -249,6 +249,13 @@ int32_t llm_model_weight_type(const llm_model *model) {
     case llm::DType::BF16: return LLM_WEIGHTS_BF16;
     case llm::DType::F16: return LLM_WEIGHTS_F16;
     case llm::DType::Q8_0: return LLM_WEIGHTS_Q8_0;
+    case llm::DType::Q4_0: return LLM_WEIGHTS_Q4_0;
+    case llm::DType::Q4_1: return LLM_WEIGHTS_Q4_1;
+    case llm::DType::Q5_0: return LLM_WEIGHTS_Q5_0;
+    case llm::DType::Q5_1: return LLM_WEIGHTS_Q5_1;
+    case llm::DType::Q4_K: return LLM_WEIGHTS_Q4_K;
+    case llm::DType::Q5_K: return LLM_WEIGHTS_Q5_K;
+    case llm::DType::Q6_K: return LLM_WEIGHTS_Q6_K;
     }
     return LLM_WEIGHTS_AUTO;
 }

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "kernels/quant.h"
+#include "kernels/quant_blocks.h"
 #include "kernels/simd_level.h"
 
 namespace llm {
@@ -32,6 +33,11 @@ using MatvecFn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols, 
 // The Q8_0 variant takes x already quantized (cols / 32 blocks).
 using MatvecQ8Fn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols,
                             const BlockQ8Act *x, float *const *y, int64_t n_lanes, int64_t n_steps);
+// GGUF's block types (quant_blocks.h) take x quantized like Q8_0's and, per
+// 32-value block b, xsum[b] = x[b].scale * (sum of x[b].q).
+using MatvecBlocksFn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols,
+                                const BlockQ8Act *x, const float *xsum, float *const *y,
+                                int64_t n_lanes, int64_t n_steps);
 // out[r * cols + c] = W[r][c] widened to fp32, for r < n_rows.
 using WidenFn = void (*)(const uint8_t *w, size_t stride, int64_t cols, float *out, int64_t n_rows);
 
@@ -49,6 +55,15 @@ struct KernelTable {
     WidenFn widen_bf16 = nullptr;
     WidenFn widen_f16 = nullptr;
     WidenFn widen_q8_0 = nullptr;
+    // GGUF's block types: the 32-value ones (quant_legacy.cpp and
+    // quant_legacy_simd.inc) and the 256-value K types (quant_kquants.cpp and
+    // quant_kquants_simd.inc).
+    MatvecBlocksFn matvec_q4_0 = nullptr, matvec_q4_1 = nullptr;
+    MatvecBlocksFn matvec_q5_0 = nullptr, matvec_q5_1 = nullptr;
+    MatvecBlocksFn matvec_q4_k = nullptr, matvec_q5_k = nullptr, matvec_q6_k = nullptr;
+    WidenFn widen_q4_0 = nullptr, widen_q4_1 = nullptr;
+    WidenFn widen_q5_0 = nullptr, widen_q5_1 = nullptr;
+    WidenFn widen_q4_k = nullptr, widen_q5_k = nullptr, widen_q6_k = nullptr;
     // out = n values of x as fp16 bytes, each as f32_to_f16_clamped gives it
     // (the KV cache's fp16 store).
     void (*narrow_f16)(const float *x, uint8_t *out, int64_t n) = nullptr;
@@ -160,6 +175,10 @@ const KernelTable &kernel_table();
 // Fillers, one per file. Each returns false (leaving t alone) when its file
 // was compiled without that instruction set (another CPU architecture).
 void fill_scalar_kernels(KernelTable &t);
+// The scalar reference entries of the block types (fill_scalar_kernels
+// calls them).
+void fill_scalar_legacy_kernels(KernelTable &t);
+void fill_scalar_kquant_kernels(KernelTable &t);
 bool fill_avx2_kernels(KernelTable &t);
 bool fill_avx2vnni_kernels(KernelTable &t);
 bool fill_avx512_kernels(KernelTable &t);

@@ -56,6 +56,7 @@ constexpr int64_t kPackLanes = 16;
 // Scratch that lives as long as its thread (pool workers are persistent).
 thread_local std::vector<float> t_panel;
 thread_local std::vector<BlockQ8Act> t_xq;
+thread_local std::vector<float> t_xsum;
 thread_local std::vector<float> t_xt;
 thread_local std::vector<uint16_t> t_xb;
 thread_local std::vector<uint8_t> t_x8;
@@ -145,9 +146,27 @@ MatvecFn matvec_for(const KernelTable &k, DType t) {
     case DType::F32: return k.matvec_f32;
     case DType::BF16: return k.matvec_bf16;
     case DType::F16: return k.matvec_f16;
-    case DType::Q8_0: break;
+    default: return nullptr;
     }
-    return nullptr;
+}
+
+// The block types' decode kernels (null for the others).
+MatvecBlocksFn matvec_blocks_for(const KernelTable &k, DType t) {
+    switch (t) {
+    case DType::Q4_0: return k.matvec_q4_0;
+    case DType::Q4_1: return k.matvec_q4_1;
+    case DType::Q5_0: return k.matvec_q5_0;
+    case DType::Q5_1: return k.matvec_q5_1;
+    case DType::Q4_K: return k.matvec_q4_k;
+    case DType::Q5_K: return k.matvec_q5_k;
+    case DType::Q6_K: return k.matvec_q6_k;
+    default: return nullptr;
+    }
+}
+
+// Weights that meet quantized activations in a decode step.
+bool takes_quantized_x(DType t) {
+    return t != DType::F32 && t != DType::BF16 && t != DType::F16;
 }
 
 WidenFn widen_for(const KernelTable &k, DType t) {
@@ -155,6 +174,13 @@ WidenFn widen_for(const KernelTable &k, DType t) {
     case DType::BF16: return k.widen_bf16;
     case DType::F16: return k.widen_f16;
     case DType::Q8_0: return k.widen_q8_0;
+    case DType::Q4_0: return k.widen_q4_0;
+    case DType::Q4_1: return k.widen_q4_1;
+    case DType::Q5_0: return k.widen_q5_0;
+    case DType::Q5_1: return k.widen_q5_1;
+    case DType::Q4_K: return k.widen_q4_k;
+    case DType::Q5_K: return k.widen_q5_k;
+    case DType::Q6_K: return k.widen_q6_k;
     case DType::F32: break;
     }
     return nullptr;
@@ -173,14 +199,14 @@ WidenFn widen_for(const KernelTable &k, DType t) {
 // matrix by matrix instead, q, k and v started 3 S streams, and on
 // Qwen2.5-0.5B (k and v of 128 rows) 2 S of them were 32 rows long.
 void matvec_group(const KernelTable &k, const MatmulOut *outs, int count, const float *x,
-                  const BlockQ8Act *xq, ThreadPool *pool) {
+                  const BlockQ8Act *xq, const float *xsum, ThreadPool *pool) {
     constexpr int kMaxGroup = 4;
     if (count > kMaxGroup) fail(LLM_ERR_INTERNAL, "matvec_group: ", count, " matrices");
     const DType type = outs[0].w->type;
     for (int i = 1; i < count; ++i)
         if (outs[i].w->type != type) { // rows of other sizes: one matrix at a time
             for (int j = 0; j < count; ++j)
-                matvec_group(k, outs + j, 1, x, xq, pool);
+                matvec_group(k, outs + j, 1, x, xq, xsum, pool);
             return;
         }
     int64_t start[kMaxGroup + 1] = {0}; // matrix i holds rows start[i] .. start[i + 1]
@@ -202,6 +228,8 @@ void matvec_group(const KernelTable &k, const MatmulOut *outs, int count, const 
     auto lanes = [&](const uint8_t *const *lw, float *const *ly, int64_t n_lanes, int64_t n_steps) {
         if (type == DType::Q8_0)
             k.matvec_q8_0(lw, stride, outs[0].w->cols, xq, ly, n_lanes, n_steps);
+        else if (const MatvecBlocksFn blocks = matvec_blocks_for(k, type))
+            blocks(lw, stride, outs[0].w->cols, xq, xsum, ly, n_lanes, n_steps);
         else
             matvec_for(k, type)(lw, stride, outs[0].w->cols, x, ly, n_lanes, n_steps);
     };
@@ -272,16 +300,26 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
     for (int i = 0; i < count; ++i) {
         if (outs[i].w->cols != cols) fail(LLM_ERR_INTERNAL, "matmul_group: inputs differ");
         total += outs[i].w->rows;
-        any_q8 = any_q8 || outs[i].w->type == DType::Q8_0;
+        any_q8 = any_q8 || takes_quantized_x(outs[i].w->type);
     }
     if (n_tokens == 1) {
         const BlockQ8Act *xq = nullptr;
+        const float *xsum = nullptr;
         if (any_q8) {
-            t_xq.resize(static_cast<size_t>(cols / kQ8BlockSize));
+            const int64_t nb = cols / kQ8BlockSize;
+            t_xq.resize(static_cast<size_t>(nb));
             k.quantize_act_q8(x, t_xq.data(), cols);
             xq = t_xq.data();
+            t_xsum.resize(static_cast<size_t>(nb));
+            for (int64_t b = 0; b < nb; ++b) {
+                int32_t sum = 0;
+                for (int j = 0; j < kQ8BlockSize; ++j)
+                    sum += xq[b].q[j];
+                t_xsum[static_cast<size_t>(b)] = xq[b].scale * static_cast<float>(sum);
+            }
+            xsum = t_xsum.data();
         }
-        matvec_group(k, outs, count, x, xq, pool);
+        matvec_group(k, outs, count, x, xq, xsum, pool);
         return;
     }
     const int64_t ldxt = round_up(n_tokens, kPackLanes);

@@ -237,6 +237,8 @@ void fill_scalar_kernels(KernelTable &t) {
     t.max = max_ref;
     t.attention_f32 = attention_ref<value_f32, 4>;
     t.attention_f16 = attention_ref<value_f16, 2>;
+    fill_scalar_legacy_kernels(t);
+    fill_scalar_kquant_kernels(t);
 }
 
 } // namespace llm

@@ -7,6 +7,7 @@
 #include "kernels/float_convert.h"
 #include "kernels/kernels.h"
 #include "kernels/quant.h"
+#include "kernels/quant_blocks.h"
 #include "kernels/thread_pool.h"
 
 namespace llm {
@@ -41,6 +42,7 @@ void encode_row(const float *row, int64_t cols, DType type, uint8_t *dst) {
         }
         break;
     case DType::Q8_0: quantize_row_q8_0(row, dst, cols); break;
+    default: quantize_row_blocks(type, row, dst, cols); break;
     }
 }
 

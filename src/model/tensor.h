@@ -12,7 +12,20 @@ enum class DType : uint8_t {
     BF16,
     F16,
     Q8_0, // rows of blocks: 32 int8 values sharing one scale (see kernels/quant.h)
+    // GGUF's block-quantized types, rows of blocks in the file's own layout
+    // (kernels/quant_blocks.h): used in place from the memory map.
+    Q4_0,
+    Q4_1,
+    Q5_0,
+    Q5_1,
+    Q4_K,
+    Q5_K,
+    Q6_K,
 };
+
+// Values per block of a block type (1 for F32/BF16/F16): a row's length
+// must be a multiple of it.
+int64_t dtype_block_values(DType t);
 
 const char *dtype_name(DType t);
 
