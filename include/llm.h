@@ -186,23 +186,23 @@ typedef struct llm_model llm_model;
 /* How weights are held in memory. AUTO keeps the file's type (fp32 stays
  * fp32, bf16 stays bf16, a GGUF file's quantized tensors stay as they are:
  * nothing is widened). Q8_0 quantizes matrices at load (blocks of 32 int8 +
- * one scale). Since 1.3 the GGUF block types (ggml's layouts): a GGUF file
- * may hold them, and Q4_0 and Q4_K can also be asked for at load, which
- * quantizes fp32/bf16/f16 matrices to that type (matrices whose rows do not
- * fit the type's block, 32 or 256 values, stay as they are). A matrix that
- * is already block-quantized is never converted again. */
+ * one scale). Since 1.3 also GGUF's block types (ggml's layouts): a GGUF
+ * file may hold them, and asking for one at load quantizes fp32/bf16/f16
+ * matrices to it (a matrix whose rows do not fit the type's block, 32 or 256
+ * values, stays as it is). A matrix that is already block-quantized (Q8_0
+ * or a GGUF block type) is never converted again. */
 #define LLM_WEIGHTS_AUTO 0
 #define LLM_WEIGHTS_F32 1
 #define LLM_WEIGHTS_BF16 2
 #define LLM_WEIGHTS_F16 3
 #define LLM_WEIGHTS_Q8_0 4
 #define LLM_WEIGHTS_Q4_0 5  /* since 1.3 */
-#define LLM_WEIGHTS_Q4_1 6  /* since 1.3, GGUF files only */
-#define LLM_WEIGHTS_Q5_0 7  /* since 1.3, GGUF files only */
-#define LLM_WEIGHTS_Q5_1 8  /* since 1.3, GGUF files only */
+#define LLM_WEIGHTS_Q4_1 6  /* since 1.3 */
+#define LLM_WEIGHTS_Q5_0 7  /* since 1.3 */
+#define LLM_WEIGHTS_Q5_1 8  /* since 1.3 */
 #define LLM_WEIGHTS_Q4_K 9  /* since 1.3 */
-#define LLM_WEIGHTS_Q5_K 10 /* since 1.3, GGUF files only */
-#define LLM_WEIGHTS_Q6_K 11 /* since 1.3, GGUF files only */
+#define LLM_WEIGHTS_Q5_K 10 /* since 1.3 */
+#define LLM_WEIGHTS_Q6_K 11 /* since 1.3 */
 
 typedef struct llm_model_params {
     uint32_t struct_size;

@@ -18,12 +18,19 @@ DType weight_dtype(int32_t weight_type) {
     case LLM_WEIGHTS_BF16: return DType::BF16;
     case LLM_WEIGHTS_F16: return DType::F16;
     case LLM_WEIGHTS_Q8_0: return DType::Q8_0;
+    case LLM_WEIGHTS_Q4_0: return DType::Q4_0;
+    case LLM_WEIGHTS_Q4_1: return DType::Q4_1;
+    case LLM_WEIGHTS_Q5_0: return DType::Q5_0;
+    case LLM_WEIGHTS_Q5_1: return DType::Q5_1;
+    case LLM_WEIGHTS_Q4_K: return DType::Q4_K;
+    case LLM_WEIGHTS_Q5_K: return DType::Q5_K;
+    case LLM_WEIGHTS_Q6_K: return DType::Q6_K;
     default: fail(LLM_ERR_INVALID_ARGUMENT, "unknown weight_type ", weight_type);
     }
 }
 
 bool dtype_can_hold(DType type, int64_t cols) {
-    return type != DType::Q8_0 || cols % kQ8BlockSize == 0;
+    return cols % dtype_block_values(type) == 0;
 }
 
 void encode_row(const float *row, int64_t cols, DType type, uint8_t *dst) {
@@ -49,7 +56,10 @@ void encode_row(const float *row, int64_t cols, DType type, uint8_t *dst) {
 namespace {
 
 Matrix convert(Model &model, const Matrix &m, DType target, ThreadPool &pool) {
-    if (m.type == target || !dtype_can_hold(target, m.cols)) return m;
+    // Block-quantized weights (a GGUF file's) are used as they are: going
+    // through fp32 to another quantized type would only add rounding.
+    if (m.type == target || !dtype_can_hold(target, m.cols) || dtype_block_values(m.type) > 1)
+        return m;
     Matrix out{nullptr, target, m.rows, m.cols};
     uint8_t *dst = model.allocate(out.bytes());
     std::vector<std::vector<float>> rows(static_cast<size_t>(pool.size()),

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,7 +69,11 @@ struct Model {
     // The system prompt the model's chat template inserts when a chat has
     // none (Qwen2/2.5: "You are ... a helpful assistant."), or "".
     std::string chat_default_system;
-    std::string format; // "llama2c" or "safetensors"
+    std::string format; // "llama2c", "safetensors" or "gguf"
+    // The file's metadata as strings, for llm_model_meta: GGUF's key-value
+    // pairs (numbers and booleans written out, arrays left out), or "" keys
+    // for other formats.
+    std::map<std::string, std::string> metadata;
     std::vector<std::shared_ptr<MappedFile>> files;
     std::vector<std::unique_ptr<uint8_t[]>> owned;
 
