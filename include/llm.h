@@ -109,7 +109,7 @@ extern "C" {
 /* The compile-time version of this header. Compare it with llm_version_number()
  * at run time: a binary built against major N needs a libllm of major N. */
 #define LLM_VERSION_MAJOR 1
-#define LLM_VERSION_MINOR 2
+#define LLM_VERSION_MINOR 3
 #define LLM_VERSION_PATCH 0
 #define LLM_VERSION_STRING "1.2.0"
 #define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
@@ -241,6 +241,24 @@ LLM_API int64_t llm_model_weight_bytes(const llm_model *model);
 LLM_API int32_t llm_model_weight_type(const llm_model *model);
 /* Architecture name: "llama" or "qwen2". Static storage, never NULL. */
 LLM_API const char *llm_model_arch(const llm_model *model);
+/* The model file's metadata, as text (since 1.3). A GGUF file's key-value
+ * pairs: strings as they are, numbers and booleans written out ("0.5",
+ * "true"); array values are not listed. Every model has at least
+ * "general.architecture". Keys: index 0 .. llm_model_meta_count() - 1, in
+ * sorted order. Buffer convention as everywhere (no NUL is written); an
+ * index out of range is INVALID_ARGUMENT, a key the file lacks NOT_FOUND.
+ *   size_t n;
+ *   llm_model_meta_value(model, "general.name", NULL, 0, &n);  -> n bytes */
+LLM_API int32_t llm_model_meta_count(const llm_model *model);
+LLM_API llm_status llm_model_meta_key(const llm_model *model, int32_t index, char *buf, size_t cap,
+                                      size_t *needed);
+LLM_API llm_status llm_model_meta_value(const llm_model *model, const char *key, char *buf,
+                                        size_t cap, size_t *needed);
+/* The name of an LLM_WEIGHTS_* value ("auto", "f32", "bf16", "f16", "q8_0",
+ * "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"), or "" for an
+ * unknown one; and the value of a name, or -1. Since 1.3. */
+LLM_API const char *llm_weight_type_name(int32_t weight_type);
+LLM_API int32_t llm_weight_type_from_name(const char *name);
 /* BOS token id, or LLM_TOKEN_NONE when the model has none. */
 LLM_API llm_token llm_model_bos(const llm_model *model);
 /* The primary EOS token id, or LLM_TOKEN_NONE. */

@@ -10,17 +10,7 @@ void cli_die(const char *program, const char *what, llm_status status) {
 }
 
 int32_t cli_weight_type(const char *name) {
-    static const struct {
-        const char *name;
-        int32_t type;
-    } types[] = {{"auto", LLM_WEIGHTS_AUTO},
-                 {"f32", LLM_WEIGHTS_F32},
-                 {"bf16", LLM_WEIGHTS_BF16},
-                 {"f16", LLM_WEIGHTS_F16},
-                 {"q8_0", LLM_WEIGHTS_Q8_0}};
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
-        if (strcmp(name, types[i].name) == 0) return types[i].type;
-    return -1;
+    return llm_weight_type_from_name(name);
 }
 
 llm_model *cli_load_model(const char *program, const char *path, const char *tokenizer,

@@ -53,9 +53,11 @@ struct Options {
         "usage: llm-bench (--shape NAME | MODEL) [options]\n"
         "  --shape NAME    random weights in memory: stories15M, stories42M, stories110M,\n"
         "                  qwen2.5-0.5b\n"
-        "  MODEL           a llama2.c .bin checkpoint or a Hugging Face model folder\n"
+        "  MODEL           a llama2.c .bin checkpoint, a Hugging Face model folder or a .gguf "
+        "file\n"
         "  -z PATH         tokenizer.bin for llama2.c checkpoints (default: beside the model)\n"
-        "  --weights TYPE  auto, f32, bf16, f16, q8_0 (default: f32 for shapes, auto for files)\n"
+        "  --weights TYPE  auto, f32, bf16, f16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k\n"
+        "                  (default: f32 for shapes, auto for files)\n"
         "  --threads N     compute threads (default: physical cores)\n"
         "  --kv TYPE       KV cache values: f32 (default) or f16\n"
         "  --prompt N      prompt tokens, run as one batched prefill (default 128)\n"
@@ -72,12 +74,9 @@ struct Options {
 }
 
 int32_t parse_weights(const std::string &s) {
-    if (s == "auto") return LLM_WEIGHTS_AUTO;
-    if (s == "f32") return LLM_WEIGHTS_F32;
-    if (s == "bf16") return LLM_WEIGHTS_BF16;
-    if (s == "f16") return LLM_WEIGHTS_F16;
-    if (s == "q8_0") return LLM_WEIGHTS_Q8_0;
-    usage();
+    const int32_t type = llm_weight_type_from_name(s.c_str());
+    if (type < 0) usage();
+    return type;
 }
 
 int parse_int(const char *s, int min) {

@@ -8,23 +8,25 @@
 #include "cli_common.h"
 
 static void usage(void) {
-    fprintf(stderr,
-            "usage: llm-run MODEL [options]\n"
-            "  MODEL        a llama2.c .bin checkpoint or a Hugging Face model folder\n"
-            "  -z PATH      tokenizer.bin for llama2.c checkpoints (default: beside the model)\n"
-            "  -i PROMPT    the prompt (default: empty)\n"
-            "  -n STEPS     positions to run, prompt included (default 256; 0 = the model's max)\n"
-            "  -t TEMP      temperature, 0 = greedy (default 1.0)\n"
-            "  -p TOPP      top-p nucleus (default 0.9)\n"
-            "  -k TOPK      top-k, 0 = off (default 0)\n"
-            "  -s SEED      random seed (default: time)\n"
-            "  -y SYSTEM    system prompt (with --chat; default: the chat template's own)\n"
-            "  -m TYPE      weights in memory: auto, f32, bf16, f16, q8_0 (default auto)\n"
-            "  --threads N  compute threads (default: physical cores)\n"
-            "  --kv-f16     store the KV cache in fp16 (half its memory)\n"
-            "  --chat       wrap the prompt in the model's chat template\n"
-            "  --special    parse special tokens written in the prompt\n"
-            "  --ids        print token ids (prompt, then generated) instead of text\n");
+    fprintf(
+        stderr,
+        "usage: llm-run MODEL [options]\n"
+        "  MODEL        a llama2.c .bin checkpoint, a Hugging Face model folder or a .gguf file\n"
+        "  -z PATH      tokenizer.bin for llama2.c checkpoints (default: beside the model)\n"
+        "  -i PROMPT    the prompt (default: empty)\n"
+        "  -n STEPS     positions to run, prompt included (default 256; 0 = the model's max)\n"
+        "  -t TEMP      temperature, 0 = greedy (default 1.0)\n"
+        "  -p TOPP      top-p nucleus (default 0.9)\n"
+        "  -k TOPK      top-k, 0 = off (default 0)\n"
+        "  -s SEED      random seed (default: time)\n"
+        "  -y SYSTEM    system prompt (with --chat; default: the chat template's own)\n"
+        "  -m TYPE      weights in memory: auto, f32, bf16, f16, q8_0, q4_0, q4_1, q5_0,\n"
+        "               q5_1, q4_k, q5_k, q6_k (default auto: as the file holds them)\n"
+        "  --threads N  compute threads (default: physical cores)\n"
+        "  --kv-f16     store the KV cache in fp16 (half its memory)\n"
+        "  --chat       wrap the prompt in the model's chat template\n"
+        "  --special    parse special tokens written in the prompt\n"
+        "  --ids        print token ids (prompt, then generated) instead of text\n");
     exit(1);
 }
 

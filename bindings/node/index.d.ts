@@ -22,7 +22,7 @@ export declare const Status: Readonly<{
 
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
-/** Version of the compiled-in libllm, e.g. "1.2.0". */
+/** Version of the compiled-in libllm, e.g. "1.3.0". */
 export declare const version: string;
 
 /**

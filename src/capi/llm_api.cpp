@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <string>
@@ -263,6 +264,54 @@ int32_t llm_model_weight_type(const llm_model *model) {
 const char *llm_model_arch(const llm_model *model) {
     if (!model) return "";
     return model->model->config.arch == "qwen2" ? "qwen2" : "llama";
+}
+
+int32_t llm_model_meta_count(const llm_model *model) {
+    return model ? static_cast<int32_t>(model->model->metadata.size()) : 0;
+}
+
+llm_status llm_model_meta_key(const llm_model *model, int32_t index, char *buf, size_t cap,
+                              size_t *n_out) {
+    if (n_out) *n_out = 0;
+    if (!model) return invalid("llm_model_meta_key: model is NULL");
+    if (!buf && cap) return invalid("llm_model_meta_key: buf is NULL but cap > 0");
+    const auto &meta = model->model->metadata;
+    if (index < 0 || static_cast<size_t>(index) >= meta.size())
+        return invalid("llm_model_meta_key: index is out of range");
+    auto it = meta.begin();
+    std::advance(it, index);
+    return copy_out(it->first.data(), it->first.size(), 1, buf, cap, n_out);
+}
+
+llm_status llm_model_meta_value(const llm_model *model, const char *key, char *buf, size_t cap,
+                                size_t *n_out) {
+    if (n_out) *n_out = 0;
+    if (!model) return invalid("llm_model_meta_value: model is NULL");
+    if (!key) return invalid("llm_model_meta_value: key is NULL");
+    if (!buf && cap) return invalid("llm_model_meta_value: buf is NULL but cap > 0");
+    const auto &meta = model->model->metadata;
+    const auto it = meta.find(key);
+    if (it == meta.end())
+        return set_error(LLM_ERR_NOT_FOUND, std::string("no metadata key ") + key);
+    return copy_out(it->second.data(), it->second.size(), 1, buf, cap, n_out);
+}
+
+namespace {
+constexpr const char *kWeightTypeNames[] = {"auto", "f32",  "bf16", "f16",  "q8_0", "q4_0",
+                                            "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"};
+} // namespace
+
+const char *llm_weight_type_name(int32_t weight_type) {
+    const int32_t n = static_cast<int32_t>(sizeof kWeightTypeNames / sizeof *kWeightTypeNames);
+    return weight_type >= 0 && weight_type < n ? kWeightTypeNames[weight_type] : "";
+}
+
+int32_t llm_weight_type_from_name(const char *name) {
+    if (!name) return -1;
+    const int32_t n = static_cast<int32_t>(sizeof kWeightTypeNames / sizeof *kWeightTypeNames);
+    for (int32_t i = 0; i < n; ++i)
+        if (std::strcmp(name, kWeightTypeNames[i]) == 0) return i;
+    return -1;
 }
 
 llm_token llm_model_bos(const llm_model *model) {

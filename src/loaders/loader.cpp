@@ -24,6 +24,7 @@ std::unique_ptr<Model> load_model(const std::string &path, const LoadOptions &op
             model = load_llama2c(path, options);
     }
     convert_weights(*model, options.weight_type);
+    model->metadata.emplace("general.architecture", model->config.arch);
     return model;
 }
 

@@ -55,6 +55,10 @@ const std::map<std::string, ModelSpec> &shapes() {
         }
         t["qwen2-tiny"] = spec_for(small_config("qwen2", 64, 176, 2, 4, 2, 151936, 1e6f, 1e-6f));
         t["stories260K"] = spec_for(small_config("llama", 64, 172, 5, 8, 4, 512, 1e4f, 1e-5f));
+        // Every width a multiple of 256, for GGUF's K types: Qwen2's vocab
+        // (qwen2-tiny's tokenizer) and llama2.c's tok512 one.
+        t["tiny256"] = spec_for(small_config("qwen2", 256, 512, 2, 4, 2, 151936, 1e6f, 1e-6f));
+        t["tiny256-llama"] = spec_for(small_config("llama", 256, 512, 2, 4, 2, 512, 1e4f, 1e-5f));
         return t;
     }();
     return table;
@@ -114,6 +118,52 @@ std::vector<TensorSource> random_tensors(const ModelSpec &spec, uint64_t seed) {
             Rng rng{mix64(tensor_seed ^ mix64(static_cast<uint64_t>(r) + 0x51ed2701ull))};
             for (int64_t j = 0; j < cols; ++j)
                 out[j] = offset + scale * rng.uniform();
+        };
+    }
+    return tensors;
+}
+
+std::vector<TensorSource> peaked_tensors(const ModelSpec &spec, uint64_t seed) {
+    std::vector<TensorSource> tensors = random_tensors(spec, seed);
+    for (TensorSource &t : tensors) {
+        const std::string &name = t.name;
+        // (offset, standard deviation) of shared/models/qwen2-tiny's scales.
+        float offset = 0.0f, sd = 0.0f;
+        if (name == "model.norm.weight") {
+            offset = 40.0f;
+            sd = 8.0f;
+        } else if (ends_with(name, "norm.weight")) {
+            offset = 1.0f;
+            sd = 0.2f;
+        } else if (name == "model.embed_tokens.weight" || name == "lm_head.weight") {
+            sd = 0.015f;
+        } else if (ends_with(name, "q_proj.weight") || ends_with(name, "k_proj.weight") ||
+                   ends_with(name, "gate_proj.weight") || ends_with(name, "up_proj.weight")) {
+            sd = 0.25f;
+        } else if (ends_with(name, "q_proj.bias") || ends_with(name, "k_proj.bias")) {
+            sd = 0.3f;
+        } else if (ends_with(name, "v_proj.weight") || ends_with(name, "v_proj.bias")) {
+            sd = 0.1f;
+        } else if (ends_with(name, "o_proj.weight")) {
+            sd = 0.004f;
+        } else if (ends_with(name, "down_proj.weight")) {
+            sd = 0.003f;
+        } else {
+            fail(LLM_ERR_INTERNAL, "no peaked scale for ", name);
+        }
+        // random_tensors' values are uniform with a known spread: rescale.
+        const bool gain = ends_with(name, "norm.weight");
+        const float base_offset = gain ? 1.0f : 0.0f;
+        const float base_sd = gain || ends_with(name, ".bias")
+                                  ? 0.1f / std::sqrt(3.0f)
+                                  : 1.0f / std::sqrt(static_cast<float>(t.cols()));
+        const float k = sd / base_sd;
+        const int64_t cols = t.cols();
+        auto base = t.row;
+        t.row = [=](int64_t r, float *out) {
+            base(r, out);
+            for (int64_t j = 0; j < cols; ++j)
+                out[j] = offset + k * (out[j] - base_offset);
         };
     }
     return tensors;

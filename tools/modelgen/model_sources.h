@@ -12,7 +12,8 @@
 namespace llm::gen {
 
 // Named shapes: llm-bench's qwen2.5-0.5b, stories15M, stories42M, stories110M
-// (model/synthetic_model.h), and the test-sized qwen2-tiny and stories260K.
+// (model/synthetic_model.h), the test-sized qwen2-tiny and stories260K, and
+// tiny256 / tiny256-llama (every width a multiple of 256, for GGUF's K types).
 // nullptr if unknown.
 const ModelSpec *find_shape(const std::string &name);
 std::vector<std::string> shape_names();
@@ -21,6 +22,10 @@ std::vector<std::string> shape_names();
 // matrices uniform with standard deviation 1/sqrt(columns), norm gains near
 // 1, small biases.
 std::vector<TensorSource> random_tensors(const ModelSpec &spec, uint64_t seed);
+// The same draws rescaled to shared/models/qwen2-tiny's "peaked" scales
+// (large q/k and final-norm gain, small residual stream: sharp attention
+// and logits with clear top-1 margins; shared/models/README.md).
+std::vector<TensorSource> peaked_tensors(const ModelSpec &spec, uint64_t seed);
 
 // The spec of a loaded model (tied as it is, or untied if `untie`).
 ModelSpec spec_of(const Model &model, bool untie);

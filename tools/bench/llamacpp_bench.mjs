@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// llama.cpp's side of tools/bench/compare.sh, through node-llama-cpp (the
+// version pinned in package.json, its prebuilt CPU binaries). Measures what
+// llm-bench measures: a prefill of PROMPT tokens as one batch, then GEN
+// tokens generated one by one (greedy), REPEAT times after one warm-up run.
+// Rates as llama-bench gives them: prompt tok/s = PROMPT / prefill seconds,
+// gen tok/s = GEN / generation seconds. Prints one JSON object on stdout.
+//
+//   node llamacpp_bench.mjs MODEL.gguf --threads N [--prompt 128] [--gen 64]
+//        [--repeat 3] [--batch 512] [--seed 1] [--flash-attention]
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import process from "node:process";
+
+function usage(msg) {
+    if (msg) process.stderr.write(`llamacpp_bench: ${msg}\n`);
+    process.stderr.write(
+        "usage: node llamacpp_bench.mjs MODEL.gguf --threads N [--prompt N] [--gen N]\n" +
+        "       [--repeat N] [--batch N] [--seed N] [--flash-attention]\n");
+    process.exit(2);
+}
+
+const opt = { model: null, threads: 0, prompt: 128, gen: 64, repeat: 3, batch: 512, seed: 1,
+    flashAttention: false };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; ++i) {
+    const a = argv[i];
+    const num = () => {
+        const v = Number(argv[++i]);
+        if (!Number.isInteger(v) || v < 0) usage(`${a} needs a whole number`);
+        return v;
+    };
+    if (a === "--threads") opt.threads = num();
+    else if (a === "--prompt") opt.prompt = num();
+    else if (a === "--gen") opt.gen = num();
+    else if (a === "--repeat") opt.repeat = num();
+    else if (a === "--batch") opt.batch = num();
+    else if (a === "--seed") opt.seed = num();
+    else if (a === "--flash-attention") opt.flashAttention = true;
+    else if (a === "-h" || a === "--help") usage();
+    else if (a.startsWith("-")) usage(`unknown option ${a}`);
+    else if (opt.model === null) opt.model = a;
+    else usage(`one model only (got ${a})`);
+}
+if (opt.model === null) usage("no model given");
+if (opt.threads < 1) usage("--threads N (N >= 1) is required: the comparison fixes it on both sides");
+if (opt.prompt < 1 || opt.gen < 1 || opt.repeat < 1) usage("--prompt, --gen and --repeat must be >= 1");
+if (opt.batch < opt.prompt) usage(`--batch ${opt.batch} is below --prompt ${opt.prompt}: the prompt must be one batch`);
+
+const require = createRequire(import.meta.url);
+// The package's exports hide its package.json: find it above its entry point.
+function packageVersion(name) {
+    let dir = path.dirname(require.resolve(name));
+    for (;;) {
+        try {
+            const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+            if (pkg.name === name) return pkg.version;
+        } catch { /* not here */ }
+        const up = path.dirname(dir);
+        if (up === dir) return "unknown";
+        dir = up;
+    }
+}
+const nlcVersion = packageVersion("node-llama-cpp");
+const { getLlama, LlamaLogLevel } = await import("node-llama-cpp");
+
+// The ggml log names the CPU backend variant the prebuilt binaries loaded.
+const logLines = [];
+const llama = await getLlama({
+    gpu: false,
+    build: "never",
+    maxThreads: 0, // no cap: the context's `threads` is then the number it uses
+    logLevel: LlamaLogLevel.info,
+    logger: (level, message) => { logLines.push(String(message).trim()); },
+});
+const model = await llama.loadModel({ modelPath: opt.model, gpuLayers: 0 });
+const context = await model.createContext({
+    contextSize: opt.prompt + opt.gen + 1,
+    batchSize: opt.batch,
+    sequences: 1,
+    threads: { ideal: opt.threads, min: opt.threads },
+    flashAttention: opt.flashAttention,
+});
+const sequence = context.getSequence();
+
+// Prompt ids: a fixed pseudo-random sequence over the vocabulary (the ids do
+// not change the amount of work).
+const nVocab = model.fileInfo?.metadata?.tokenizer?.ggml?.tokens?.length
+    ?? model.tokenize("the quick brown fox").reduce((a, b) => Math.max(a, b), 0) + 1;
+let state = BigInt(opt.seed) * 6364136223846793005n + 1442695040888963407n;
+function nextId() {
+    state = (state * 6364136223846793005n + 1442695040888963407n) & ((1n << 64n) - 1n);
+    return Number((state >> 33n) % BigInt(nVocab));
+}
+const prompt = Array.from({ length: opt.prompt }, nextId);
+const firstGen = nextId();
+
+function cpuSeconds() {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+}
+
+async function runOnce(gen) {
+    await sequence.clearHistory();
+    const t0 = performance.now();
+    await sequence.evaluateWithoutGeneratingNewTokens(prompt);
+    const t1 = performance.now();
+    // Each yielded token is one decoded token (its one-token llama_decode)
+    // and a greedy pick from its logits; the end-of-generation token does
+    // not stop the run.
+    let n = 0;
+    for await (const _ of sequence.evaluate([firstGen], { temperature: 0, yieldEogToken: true })) {
+        if (++n >= gen) break;
+    }
+    const t2 = performance.now();
+    if (n !== gen) throw new Error(`generated ${n} tokens, not ${gen}`);
+    if (sequence.nextTokenIndex !== opt.prompt + gen)
+        throw new Error(`context holds ${sequence.nextTokenIndex} tokens, not ${opt.prompt + gen}`);
+    return { prefill: opt.prompt / ((t1 - t0) / 1e3), decode: gen / ((t2 - t1) / 1e3) };
+}
+
+const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+await runOnce(Math.min(opt.gen, 2)); // warm-up: pages the weights and scratch in
+const prefill = [], decode = [];
+let threadsSeen = new Set();
+const cpu0 = cpuSeconds(), wall0 = performance.now();
+for (let r = 0; r < opt.repeat; ++r) {
+    const res = await runOnce(opt.gen);
+    prefill.push(res.prefill);
+    decode.push(res.decode);
+    threadsSeen.add(context.currentThreads);
+}
+const cpuShare = (cpuSeconds() - cpu0) / ((performance.now() - wall0) / 1e3) / opt.threads;
+threadsSeen = [...threadsSeen];
+if (threadsSeen.length !== 1 || threadsSeen[0] !== opt.threads)
+    throw new Error(`asked for ${opt.threads} threads, llama.cpp context used ${threadsSeen.join("/")}`);
+
+const backend = logLines.filter((l) => /load_backend|CPU backend|system_info|CPU :/.test(l));
+const out = {
+    peer: "node-llama-cpp",
+    node_llama_cpp: nlcVersion,
+    llama_cpp_release: llama.llamaCppRelease.release,
+    build_type: llama.buildType,
+    model: opt.model,
+    model_type: model.typeDescription,
+    threads: opt.threads,
+    threads_used: threadsSeen[0],
+    batch_size: context.batchSize,
+    context_size: context.contextSize,
+    flash_attention: opt.flashAttention,
+    kv_type_k: String(context.kvCacheKeyType ?? "f16"),
+    kv_type_v: String(context.kvCacheValueType ?? "f16"),
+    prompt_tokens: opt.prompt,
+    gen_tokens: opt.gen,
+    repeat: opt.repeat,
+    prefill_tok_s: median(prefill),
+    decode_tok_s: median(decode),
+    prefill_runs: prefill,
+    decode_runs: decode,
+    cpu_share: cpuShare,
+    system_info: llama.systemInfo,
+    backend_log: backend,
+};
+process.stdout.write(JSON.stringify(out) + "\n");
+await context.dispose();
+await model.dispose();
+await llama.dispose();
