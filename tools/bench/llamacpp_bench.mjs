@@ -95,26 +95,30 @@ function nextId() {
     return Number((state >> 33n) % BigInt(nVocab));
 }
 const prompt = Array.from({ length: opt.prompt }, nextId);
-const firstGen = nextId();
 
 function cpuSeconds() {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1e6;
 }
 
+// One generator does both parts, as llm-bench does them: the prompt as one
+// batch with the last token's logits and a greedy pick from them (prefill),
+// then `gen` steps of a one-token llama_decode of the last pick and a greedy
+// pick from its logits (generation). The end-of-generation token does not
+// stop the run.
 async function runOnce(gen) {
     await sequence.clearHistory();
+    const it = sequence.evaluate(prompt, { temperature: 0, yieldEogToken: true });
     const t0 = performance.now();
-    await sequence.evaluateWithoutGeneratingNewTokens(prompt);
+    let step = await it.next();
     const t1 = performance.now();
-    // Each yielded token is one decoded token (its one-token llama_decode)
-    // and a greedy pick from its logits; the end-of-generation token does
-    // not stop the run.
     let n = 0;
-    for await (const _ of sequence.evaluate([firstGen], { temperature: 0, yieldEogToken: true })) {
-        if (++n >= gen) break;
+    while (!step.done && n < gen) {
+        step = await it.next();
+        if (!step.done) ++n;
     }
     const t2 = performance.now();
+    await it.return();
     if (n !== gen) throw new Error(`generated ${n} tokens, not ${gen}`);
     if (sequence.nextTokenIndex !== opt.prompt + gen)
         throw new Error(`context holds ${sequence.nextTokenIndex} tokens, not ${opt.prompt + gen}`);
@@ -142,7 +146,12 @@ threadsSeen = [...threadsSeen];
 if (threadsSeen.length !== 1 || threadsSeen[0] !== opt.threads)
     throw new Error(`asked for ${opt.threads} threads, llama.cpp context used ${threadsSeen.join("/")}`);
 
-const backend = logLines.filter((l) => /load_backend|CPU backend|system_info|CPU :/.test(l));
+// GgmlType values (ggml.h's enum ggml_type) of the KV cache.
+function ggmlTypeName(t) {
+    const names = { 0: "f32", 1: "f16", 8: "q8_0", 30: "bf16" };
+    return t == null ? "f16" : (names[t] ?? String(t));
+}
+const backend = logLines.filter((l) => /load_backend|CPU backend/.test(l));
 const out = {
     peer: "node-llama-cpp",
     node_llama_cpp: nlcVersion,
@@ -155,8 +164,8 @@ const out = {
     batch_size: context.batchSize,
     context_size: context.contextSize,
     flash_attention: opt.flashAttention,
-    kv_type_k: String(context.kvCacheKeyType ?? "f16"),
-    kv_type_v: String(context.kvCacheValueType ?? "f16"),
+    kv_type_k: ggmlTypeName(context.kvCacheKeyType),
+    kv_type_v: ggmlTypeName(context.kvCacheValueType),
     prompt_tokens: opt.prompt,
     gen_tokens: opt.gen,
     repeat: opt.repeat,
@@ -166,7 +175,7 @@ const out = {
     decode_runs: decode,
     cpu_share: cpuShare,
     system_info: llama.systemInfo,
-    backend_log: backend,
+    ...(backend.length ? { backend_log: backend } : {}),
 };
 process.stdout.write(JSON.stringify(out) + "\n");
 await context.dispose();
