@@ -219,7 +219,7 @@ void llama2c_tokenizer_kv(Kv &kv, const std::string &path, int32_t vocab) {
     auto file = MappedFile::open(path);
     const uint8_t *p = file->data(), *end = p + file->size();
     auto take = [&](void *dst, size_t n) {
-        if (static_cast<size_t>(end - p) < n) fail(LLM_ERR_BAD_FORMAT, path, ": truncated");
+        if (static_cast<size_t>(end - p) < n) fail(LLM_ERR_FORMAT, path, ": truncated");
         std::memcpy(dst, p, n);
         p += n;
     };
@@ -233,7 +233,7 @@ void llama2c_tokenizer_kv(Kv &kv, const std::string &path, int32_t vocab) {
         int32_t len = 0;
         take(&score, 4);
         take(&len, 4);
-        if (len < 0 || len > 1 << 16) fail(LLM_ERR_BAD_FORMAT, path, ": bad token length");
+        if (len < 0 || len > 1 << 16) fail(LLM_ERR_FORMAT, path, ": bad token length");
         std::string piece(static_cast<size_t>(len), '\0');
         take(&piece[0], piece.size());
         int32_t type = kNormal;
