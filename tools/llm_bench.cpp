@@ -545,11 +545,13 @@ int run(const Options &o) {
                     "\"paired_decode_tok_s\": %.3f, \"kv_read_bytes_per_token\": %.0f, "
                     "\"decode_efficiency_with_kv\": %.3f, "
                     "\"prefill_gflops\": %.2f, \"peak_rss_bytes\": %" PRId64
-                    ", \"base_rss_bytes\": %" PRId64 ", \"cpu_share\": %.2f",
+                    ", \"base_rss_bytes\": %" PRId64 ", \"cpu_share\": %.2f, "
+                    "\"kernel_row_streams\": %d",
                     name.c_str(), type_name(*model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
                     o.prompt, o.gen, o.repeat, prefill_tok_s, decode_tok_s, weight_bytes, kv_bytes,
                     bw / 1e9, streams.c_str(), decode_efficiency, median(paired_decode), kv_read,
-                    efficiency_with_kv, gflops, rss, base_rss, cpu_share);
+                    efficiency_with_kv, gflops, rss, base_rss, cpu_share,
+                    llm::matvec_row_streams());
         if (o.profile) {
             std::printf(", \"profile_decode_tok_s\": %.3f, \"profile_bandwidth_gb_s\": %.3f, "
                         "\"profile\": [",
@@ -572,8 +574,10 @@ int run(const Options &o) {
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
     std::printf("weights      %s, %.1f MB; KV cache %s, %.1f MB\n", type_name(*model),
                 weight_bytes / 1e6, o.kv_f16 ? "f16" : "f32", kv_bytes / 1e6);
-    std::printf("simd         %s, %d threads (busy %.0f%% of the timed runs)\n", simd, o.threads,
-                100 * cpu_share);
+    std::printf("simd         %s, %d threads (busy %.0f%% of the timed runs), weights read as\n"
+                "             %d row streams (%s)\n",
+                simd, o.threads, 100 * cpu_share, llm::matvec_row_streams(),
+                llm::matvec_row_streams_fixed() ? "fixed" : "measured on the first tokens");
     std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
                 o.gen);
     std::printf("prefill      %.1f tok/s, %.1f GFLOP/s\n", prefill_tok_s, gflops);

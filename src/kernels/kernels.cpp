@@ -4,12 +4,14 @@
 #include "kernels/kernels.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "common/error.h"
 #include "kernels/kernel_table.h"
+#include "kernels/row_stream_trial.h"
 #include "kernels/thread_pool.h"
 
 namespace llm {
@@ -319,7 +321,20 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
             }
             xsum = t_xsum.data();
         }
+        if (!row_stream_trial_running()) {
+            matvec_group(k, outs, count, x, xq, xsum, pool);
+            return;
+        }
+        int64_t bytes = 0;
+        for (int i = 0; i < count; ++i)
+            bytes += static_cast<int64_t>(outs[i].w->bytes());
+        const int streams = matvec_row_streams();
+        const auto start = std::chrono::steady_clock::now();
         matvec_group(k, outs, count, x, xq, xsum, pool);
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+        row_stream_trial_record(streams, bytes, static_cast<int64_t>(ns));
         return;
     }
     const int64_t ldxt = round_up(n_tokens, kPackLanes);

@@ -137,9 +137,13 @@ SimdLevel choose() {
     return SimdLevel::Scalar;
 }
 
-int default_row_streams() {
+bool row_streams_from_env() {
     const char *env = std::getenv("LLM_ROW_STREAMS");
-    if (env && (std::strcmp(env, "4") == 0 || std::strcmp(env, "8") == 0)) return *env - '0';
+    return env && (std::strcmp(env, "4") == 0 || std::strcmp(env, "8") == 0);
+}
+
+int default_row_streams() {
+    if (row_streams_from_env()) return *std::getenv("LLM_ROW_STREAMS") - '0';
 #if LLM_X86_CPUID
     unsigned a, b, c, d;
     if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 &&
@@ -154,6 +158,8 @@ int default_row_streams() {
 }
 
 std::atomic<int> g_row_streams{0}; // 0: not chosen yet
+std::atomic<bool> g_row_streams_fixed{false};
+
 
 } // namespace
 
@@ -208,7 +214,18 @@ int matvec_row_streams() {
 }
 
 void set_matvec_row_streams(int streams) {
+    g_row_streams_fixed.store(true, std::memory_order_relaxed);
     g_row_streams.store(streams == 4 ? 4 : 8, std::memory_order_relaxed);
+}
+
+bool matvec_row_streams_fixed() {
+    static const bool from_env = row_streams_from_env();
+    return from_env || g_row_streams_fixed.load(std::memory_order_relaxed);
+}
+
+void set_matvec_row_streams_measured(int streams) {
+    if (!matvec_row_streams_fixed())
+        g_row_streams.store(streams == 4 ? 4 : 8, std::memory_order_relaxed);
 }
 
 } // namespace llm

@@ -42,16 +42,19 @@ bool simd_level_supported(SimdLevel level);
 SimdLevel active_simd_level();
 
 // How many row streams a matrix-vector product reads at once (see
-// for_lanes in simd_kernels.inc): 4 on AMD Zen 5 (family 26) and
-// later, where 4 read faster than 8, and 8 elsewhere, where 8 is what was
-// measured (on Intel Skylake-SP and Sapphire Rapids VMs). The environment
-// variable LLM_ROW_STREAMS=4|8 overrides the choice, to compare the two on
-// another CPU. The results do not depend on it.
+// for_lanes in simd_kernels.inc). It starts at 4 on AMD Zen 5 (family 26)
+// and later and 8 elsewhere, and the first decoded tokens settle it by
+// measuring both (row_stream_trial.h). The environment variable
+// LLM_ROW_STREAMS=4|8 fixes it instead. The results do not depend on it.
 int matvec_row_streams();
 // matvec_row_streams() is never more than this.
 constexpr int kMaxRowStreams = 8;
 
-// For tests: use `streams` (4 or 8) from now on.
+// For tests: use `streams` (4 or 8) from now on, and measure no more.
 void set_matvec_row_streams(int streams);
+// Whether LLM_ROW_STREAMS or set_matvec_row_streams fixed the count.
+bool matvec_row_streams_fixed();
+// For the trial: use `streams` (4 or 8), unless the count is fixed.
+void set_matvec_row_streams_measured(int streams);
 
 } // namespace llm
