@@ -1,6 +1,8 @@
 #include "loaders/loader.h"
 
 #include "common/error.h"
+#include "loaders/gguf_file.h"
+#include "loaders/gguf_loader.h"
 #include "loaders/hf_loader.h"
 #include "loaders/llama2c_loader.h"
 #include "loaders/safetensors.h"
@@ -15,10 +17,14 @@ std::unique_ptr<Model> load_model(const std::string &path, const LoadOptions &op
     if (path_is_directory(path)) {
         model = load_hf_folder(path, options);
     } else {
-        // Sniff the content: a safetensors header (u64 length, then '{') is
+        // Sniff the content: "GGUF" is a safetensors header length far
+        // above its limit; a safetensors header (u64 length, then '{') is
         // never a plausible llama2.c header (its second int32 would be 0).
         const std::string head = read_file_prefix(path, 9);
-        if (looks_like_safetensors(reinterpret_cast<const uint8_t *>(head.data()), head.size()))
+        const auto *bytes = reinterpret_cast<const uint8_t *>(head.data());
+        if (looks_like_gguf(bytes, head.size()))
+            model = load_gguf(path, options);
+        else if (looks_like_safetensors(bytes, head.size()))
             model = load_hf_folder(path, options);
         else
             model = load_llama2c(path, options);

@@ -1,0 +1,603 @@
+// The GGUF container parser and model loader on small generated files: the
+// mapping of keys and tensors onto the model description (llama, qwen2,
+// tied and untied classifiers, every tensor type libllm reads), then one
+// broken thing at a time — truncations, lying counts and lengths, bad
+// offsets, unknown types — each a clear status, never a crash.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "kernels/float_convert.h"
+#include "loaders/gguf_file.h"
+#include "loaders/gguf_loader.h"
+#include "loaders/loader.h"
+#include "support/engine_helpers.h"
+#include "support/gguf_test_writer.h"
+#include "support/test_support.h"
+
+using namespace test;
+
+namespace {
+
+std::string write_gguf(const std::string &bytes) {
+    const std::string path = temp_dir() + "/model.gguf";
+    write_file(path, bytes);
+    return path;
+}
+
+std::unique_ptr<llm::Model> load_bytes(const std::string &bytes, llm::GgufVocab *vocab = nullptr,
+                                       bool use_mmap = true) {
+    llm::LoadOptions o;
+    o.use_mmap = use_mmap;
+    llm::GgufVocab v;
+    auto model = llm::load_gguf_weights(write_gguf(bytes), o, v);
+    if (vocab) *vocab = v;
+    return model;
+}
+
+llm::Error load_error(const std::string &bytes) {
+    return error_of([&] { load_bytes(bytes); });
+}
+
+llm::GgufFile parse(const std::string &bytes) {
+    return llm::parse_gguf(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "t.gguf");
+}
+
+llm::Error parse_error(const std::string &bytes) {
+    return error_of([&] { parse(bytes); });
+}
+
+bool mentions(const llm::Error &e, const std::string &s) {
+    return std::string(e.what()).find(s) != std::string::npos;
+}
+
+#define CHECK_ERROR(expr, status_, text)                                                           \
+    do {                                                                                           \
+        const llm::Error e_ = (expr);                                                              \
+        INFO(e_.what());                                                                           \
+        CHECK(e_.status() == (status_));                                                           \
+        CHECK(mentions(e_, text));                                                                 \
+    } while (0)
+
+// A valid file with one key-value and one small tensor, for parser tests.
+GgufWriter small_file() {
+    GgufWriter w;
+    w.add_string("general.architecture", "llama");
+    w.add_tensor("a", gguf::F32, {4, 2}, std::string(32, '\1'));
+    w.add_tensor("b", gguf::F32, {8}, std::string(32, '\2'));
+    return w;
+}
+
+const uint8_t *bytes_of(const llm::Matrix &m) {
+    return static_cast<const uint8_t *>(m.data);
+}
+
+} // namespace
+
+TEST_CASE("gguf: a llama file's keys and tensors become the model description", "[gguf]") {
+    GgufModelSpec spec;
+    GgufWriter w = make_gguf_model(spec);
+    w.add_string("tokenizer.chat_template", "{{ '<|im_start|>system\\nBe brief.<|im_end|>' }}");
+    w.add_u32("tokenizer.ggml.eot_token_id", 2); // the same as eos: listed once
+    w.add_u32("tokenizer.ggml.eom_token_id", 5);
+    w.add_f64("general.some_f64", 0.1);
+    w.add_i32("general.some_i32", -7);
+    llm::GgufVocab vocab;
+    auto m = load_bytes(w.build(), &vocab);
+    const llm::ModelConfig &c = m->config;
+    CHECK(m->format == "gguf");
+    CHECK(c.arch == "llama");
+    CHECK(c.dim == 32);
+    CHECK(c.hidden_dim == 64);
+    CHECK(c.n_layers == 2);
+    CHECK(c.n_heads == 4);
+    CHECK(c.n_kv_heads == 2);
+    CHECK(c.head_dim == 8);
+    CHECK(c.vocab_size == 40);
+    CHECK(c.max_seq_len == 64);
+    CHECK(c.norm_eps == 1e-6f);
+    CHECK(c.rope_theta == 500000.0f);
+    CHECK(c.rope_style == llm::RopeStyle::Interleaved);
+    CHECK_FALSE(c.qkv_bias);
+    CHECK(m->eog_tokens == std::vector<int32_t>{2, 5});
+
+    const llm::ModelWeights &wt = m->weights;
+    CHECK(wt.classifier.data == wt.token_embedding.data); // no output.weight: tied
+    CHECK(wt.token_embedding.type == llm::DType::F32);
+    CHECK(std::memcmp(wt.token_embedding.data, w.tensor("token_embd.weight")->data.data(),
+                      40 * 32 * 4) == 0);
+    CHECK(m->files[0]->contains(wt.token_embedding.data)); // used in place
+    const llm::LayerWeights &l1 = wt.layers[1];
+    CHECK(l1.wk.rows == 16);
+    CHECK(l1.wk.cols == 32);
+    CHECK(std::memcmp(l1.wk.data, w.tensor("blk.1.attn_k.weight")->data.data(), 16 * 32 * 4) == 0);
+    CHECK(std::memcmp(l1.w_down.data, w.tensor("blk.1.ffn_down.weight")->data.data(),
+                      32 * 64 * 4) == 0);
+    CHECK(l1.w_down.rows == 32);
+    CHECK(l1.w_down.cols == 64);
+    CHECK(std::memcmp(l1.ffn_norm.data, w.tensor("blk.1.ffn_norm.weight")->data.data(), 32 * 4) ==
+          0);
+    CHECK(std::memcmp(wt.final_norm.data, w.tensor("output_norm.weight")->data.data(), 32 * 4) ==
+          0);
+
+    // Metadata: scalars as strings that read back to the same value.
+    CHECK(m->metadata.at("general.name") == "tiny llama");
+    CHECK(m->metadata.at("llama.block_count") == "2");
+    CHECK(m->metadata.at("general.some_i32") == "-7");
+    CHECK(m->metadata.at("tokenizer.ggml.add_bos_token") == "true");
+    CHECK(std::strtof(m->metadata.at("llama.attention.layer_norm_rms_epsilon").c_str(), nullptr) ==
+          1e-6f);
+    CHECK(std::strtod(m->metadata.at("general.some_f64").c_str(), nullptr) == 0.1);
+    CHECK(m->metadata.count("tokenizer.ggml.tokens") == 0); // arrays left out
+    CHECK(m->chat_default_system == "Be brief.");
+
+    CHECK(vocab.model == "llama");
+    REQUIRE(vocab.tokens.size() == 40);
+    CHECK(vocab.tokens[3] == "t3");
+    CHECK(vocab.scores.size() == 40);
+    CHECK(vocab.token_types[0] == 2);
+    CHECK(vocab.bos == 1);
+    CHECK(vocab.eos == 2);
+    CHECK(vocab.unk == 0);
+    CHECK(vocab.pad == -1);
+    CHECK(vocab.add_bos == 1);
+    CHECK(vocab.add_eos == -1);
+}
+
+TEST_CASE("gguf: output.weight is the classifier when present; version 2 and read into memory",
+          "[gguf]") {
+    GgufModelSpec spec;
+    spec.tied = false;
+    GgufWriter w = make_gguf_model(spec);
+    w.version = 2;
+    for (bool use_mmap : {true, false}) {
+        auto m = load_bytes(w.build(), nullptr, use_mmap);
+        const llm::ModelWeights &wt = m->weights;
+        CHECK(wt.classifier.data != wt.token_embedding.data);
+        CHECK(std::memcmp(wt.classifier.data, w.tensor("output.weight")->data.data(),
+                          40 * 32 * 4) == 0);
+    }
+}
+
+TEST_CASE("gguf: qwen2 uses rotate-half RoPE and its Q/K/V biases", "[gguf]") {
+    GgufModelSpec spec;
+    spec.arch = "qwen2";
+    spec.bias = true;
+    GgufWriter w = make_gguf_model(spec);
+    auto m = load_bytes(w.build());
+    CHECK(m->config.arch == "qwen2");
+    CHECK(m->config.rope_style == llm::RopeStyle::HalfSplit);
+    CHECK(m->config.qkv_bias);
+    const llm::LayerWeights &l = m->weights.layers[0];
+    REQUIRE(l.bk.n == 16);
+    CHECK(std::memcmp(l.bk.data, w.tensor("blk.0.attn_k.bias")->data.data(), 16 * 4) == 0);
+
+    spec.bias = false; // a qwen2 file without them is broken
+    CHECK_ERROR(load_error(make_gguf_model(spec).build()), LLM_ERR_FORMAT, "blk.0.attn_q.bias");
+}
+
+TEST_CASE("gguf: norms and biases in f16 or bf16 are widened to fp32", "[gguf]") {
+    for (uint32_t type : {gguf::F16, gguf::BF16}) {
+        GgufModelSpec spec;
+        spec.arch = "qwen2";
+        spec.bias = true;
+        spec.norm_type = type;
+        GgufWriter w = make_gguf_model(spec);
+        auto m = load_bytes(w.build());
+        const std::string &raw = w.tensor("blk.0.attn_norm.weight")->data;
+        for (int i = 0; i < 32; ++i) {
+            uint16_t h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            const float want = type == gguf::F16 ? llm::f16_to_f32(h) : llm::bf16_to_f32(h);
+            CHECK(m->weights.layers[0].attn_norm.data[i] == want);
+        }
+    }
+}
+
+TEST_CASE("gguf: every tensor type libllm reads is accepted", "[gguf]") {
+    using llm::DType;
+    const std::pair<uint32_t, DType> types[] = {
+        {gguf::F32, DType::F32},   {gguf::F16, DType::F16},   {gguf::BF16, DType::BF16},
+        {gguf::Q4_0, DType::Q4_0}, {gguf::Q4_1, DType::Q4_1}, {gguf::Q5_0, DType::Q5_0},
+        {gguf::Q5_1, DType::Q5_1}, {gguf::Q8_0, DType::Q8_0}, {gguf::Q4_K, DType::Q4_K},
+        {gguf::Q5_K, DType::Q5_K}, {gguf::Q6_K, DType::Q6_K}};
+    for (const auto &[type, dtype] : types) {
+        INFO("ggml type " << type);
+        GgufModelSpec spec;
+        spec.dim = 256;
+        spec.hidden = 256;
+        spec.layers = 1;
+        spec.vocab = 8;
+        spec.matrix_type = type;
+        spec.tied = false;
+        GgufWriter w = make_gguf_model(spec);
+        auto m = load_bytes(w.build());
+        const llm::LayerWeights &l = m->weights.layers[0];
+        CHECK(l.wq.type == dtype);
+        CHECK(m->weights.classifier.type == dtype);
+        const std::string &src = w.tensor("blk.0.attn_q.weight")->data;
+        if (dtype != DType::Q8_0) {
+            CHECK(m->files[0]->contains(l.wq.data)); // in place
+            CHECK(std::memcmp(l.wq.data, src.data(), src.size()) == 0);
+            continue;
+        }
+        // Q8_0 repacked: each row's 8 fp16 scales, then its 256 quants.
+        CHECK_FALSE(m->files[0]->contains(l.wq.data));
+        for (int64_t row : {int64_t{0}, int64_t{255}}) {
+            const uint8_t *r = bytes_of(l.wq) + row * l.wq.row_bytes();
+            const char *s = src.data() + row * 8 * 34;
+            for (int b = 0; b < 8; ++b) {
+                CHECK(std::memcmp(r + 2 * b, s + 34 * b, 2) == 0);
+                CHECK(std::memcmp(r + 16 + 32 * b, s + 34 * b + 2, 32) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("gguf: types and rows libllm cannot use are refused by name", "[gguf]") {
+    GgufModelSpec spec;
+    spec.dim = 256;
+    spec.hidden = 256;
+    spec.layers = 1;
+    spec.vocab = 8;
+    GgufWriter w = make_gguf_model(spec);
+    GgufTensor &t = *w.tensor("blk.0.ffn_up.weight");
+    t.type = gguf::Q2_K;
+    t.data = std::string(static_cast<size_t>(gguf::tensor_bytes(gguf::Q2_K, t.ne)), '\0');
+    CHECK_ERROR(load_error(w.build()), LLM_ERR_UNSUPPORTED,
+                "\"blk.0.ffn_up.weight\" has type q2_K");
+    t.type = 23; // iq4_xs: its size is not computed, only its name known
+    CHECK_ERROR(load_error(w.build()), LLM_ERR_UNSUPPORTED, "iq4_xs");
+    t.type = 1000;
+    CHECK_ERROR(load_error(w.build()), LLM_ERR_UNSUPPORTED, "type 1000");
+
+    // An unknown type in a tensor the model does not use is ignored.
+    w.remove_tensor("blk.0.ffn_up.weight");
+    w.add_tensor("blk.0.ffn_up.weight", gguf::F32, {256, 256}, std::string(256 * 256 * 4, '\0'));
+    w.add_tensor("something.else", 77, {3}, "xyz");
+    CHECK(load_bytes(w.build())->weights.layers[0].w_up.type == llm::DType::F32);
+
+    // Rows of a block type must be whole blocks.
+    GgufWriter q = small_file();
+    q.add_tensor("c", gguf::Q4_K, {32, 8}, std::string(144, '\0'));
+    CHECK_ERROR(parse_error(q.build()), LLM_ERR_BAD_DIMENSIONS, "whole number");
+}
+
+TEST_CASE("gguf: keys the model needs are checked and named", "[gguf]") {
+    const GgufModelSpec spec;
+    auto edited = [&](const std::function<void(GgufWriter &)> &edit) {
+        GgufWriter w = make_gguf_model(spec);
+        edit(w);
+        return load_error(w.build());
+    };
+    CHECK_ERROR(
+        edited([](GgufWriter &w) { w.kv("general.architecture")->value = gguf::str("gpt2"); }),
+        LLM_ERR_UNSUPPORTED, "\"gpt2\"");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.remove_key("general.architecture"); }), LLM_ERR_FORMAT,
+                "general.architecture");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.remove_key("llama.block_count"); }), LLM_ERR_FORMAT,
+                "llama.block_count");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.kv("llama.block_count")->value = gguf::u32(0); }),
+                LLM_ERR_BAD_DIMENSIONS, "llama.block_count");
+    CHECK_ERROR(
+        edited([](GgufWriter &w) { w.kv("llama.embedding_length")->value = gguf::u32(1u << 20); }),
+        LLM_ERR_BAD_DIMENSIONS, "llama.embedding_length");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.remove_key("llama.feed_forward_length");
+                    w.add_string("llama.feed_forward_length", "64");
+                }),
+                LLM_ERR_FORMAT, "llama.feed_forward_length");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.remove_key("llama.attention.head_count_kv");
+                    w.add_raw("llama.attention.head_count_kv", gguf::ARRAY,
+                              gguf::u32(gguf::U32) + gguf::u64(2) + gguf::u32(2) + gguf::u32(2));
+                }),
+                LLM_ERR_UNSUPPORTED, "llama.attention.head_count_kv");
+    CHECK_ERROR(
+        edited([](GgufWriter &w) { w.kv("llama.attention.head_count_kv")->value = gguf::u32(3); }),
+        LLM_ERR_BAD_DIMENSIONS, "head_count_kv");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.add_string("llama.rope.scaling.type", "linear"); }),
+                LLM_ERR_UNSUPPORTED, "llama.rope.scaling.type");
+    CHECK_ERROR(
+        edited([](GgufWriter &w) { w.kv("llama.rope.dimension_count")->value = gguf::u32(4); }),
+        LLM_ERR_UNSUPPORTED, "llama.rope.dimension_count");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.add_u32("llama.attention.value_length", 16); }),
+                LLM_ERR_UNSUPPORTED, "llama.attention.value_length");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.kv("llama.attention.layer_norm_rms_epsilon")->value = gguf::f32(-1);
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "layer_norm_rms_epsilon");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.remove_key("tokenizer.ggml.tokens"); }),
+                LLM_ERR_FORMAT, "tokenizer.ggml.tokens");
+    CHECK_ERROR(
+        edited([](GgufWriter &w) { w.kv("tokenizer.ggml.eos_token_id")->value = gguf::u32(40); }),
+        LLM_ERR_TOKENIZER_MISMATCH, "end-of-generation token 40");
+    CHECK_ERROR(
+        edited([](GgufWriter &w) { w.kv("tokenizer.ggml.bos_token_id")->value = gguf::u32(~0u); }),
+        LLM_ERR_FORMAT, "tokenizer.ggml.bos_token_id");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.add_string("tokenizer.ggml.add_eos_token", "yes"); }),
+                LLM_ERR_FORMAT, "tokenizer.ggml.add_eos_token");
+
+    // The defaults: head_count_kv = head_count, key_length = dim / heads,
+    // freq_base 10000; the tokenizer may have fewer tokens than rows.
+    GgufModelSpec s2;
+    s2.kv_heads = 4;
+    s2.n_tokens = 30;
+    GgufWriter w = make_gguf_model(s2);
+    for (const char *k :
+         {"llama.attention.head_count_kv", "llama.rope.freq_base", "llama.rope.dimension_count"})
+        w.remove_key(k);
+    w.add_string("llama.rope.scaling.type", "none");
+    auto m = load_bytes(w.build());
+    CHECK(m->config.n_kv_heads == 4);
+    CHECK(m->config.head_dim == 8);
+    CHECK(m->config.rope_theta == 10000.0f);
+    CHECK(m->config.vocab_size == 40);
+    // ... but not more.
+    s2.n_tokens = 41;
+    CHECK_ERROR(load_error(make_gguf_model(s2).build()), LLM_ERR_TOKENIZER_MISMATCH, "41 tokens");
+}
+
+TEST_CASE("gguf: tensors the model needs are checked and named", "[gguf]") {
+    const GgufModelSpec spec;
+    auto edited = [&](const std::function<void(GgufWriter &)> &edit) {
+        GgufWriter w = make_gguf_model(spec);
+        edit(w);
+        return load_error(w.build());
+    };
+    for (const char *name : {"token_embd.weight", "blk.1.attn_v.weight", "blk.0.ffn_norm.weight",
+                             "output_norm.weight", "blk.1.ffn_down.weight"})
+        CHECK_ERROR(edited([&](GgufWriter &w) { w.remove_tensor(name); }), LLM_ERR_FORMAT,
+                    std::string("missing tensor \"") + name);
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.tensor("blk.0.attn_q.weight")->ne = {32, 16};
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "blk.0.attn_q.weight");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.tensor("blk.0.attn_q.weight")->ne = {32, 16, 2};
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "blk.0.attn_q.weight");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.tensor("output_norm.weight")->ne = {16, 2};
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "output_norm.weight");
+    CHECK_ERROR(edited([](GgufWriter &w) { w.tensor("token_embd.weight")->ne = {32 * 40}; }),
+                LLM_ERR_BAD_DIMENSIONS, "token_embd.weight");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.add_tensor("rope_freqs.weight", gguf::F32, {4}, std::string(16, '\0'));
+                }),
+                LLM_ERR_UNSUPPORTED, "rope_freqs.weight");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    GgufTensor &t = *w.tensor("blk.0.attn_norm.weight");
+                    t.type = gguf::Q8_0;
+                    t.ne = {32};
+                    t.data = std::string(34, '\0');
+                }),
+                LLM_ERR_UNSUPPORTED, "blk.0.attn_norm.weight");
+
+    // Extra tensors are ignored; trailing dimensions of 1 are fine; a llama
+    // file with biases uses them.
+    GgufWriter w = make_gguf_model(spec);
+    w.tensor("blk.0.attn_q.weight")->ne = {32, 32, 1, 1};
+    w.tensor("blk.0.attn_norm.weight")->ne = {32, 1};
+    w.add_tensor("blk.0.something_new.weight", gguf::F32, {2}, std::string(8, '\0'));
+    CHECK(load_bytes(w.build())->config.n_layers == 2);
+    GgufModelSpec biased = spec;
+    biased.bias = true;
+    CHECK(load_bytes(make_gguf_model(biased).build())->config.qkv_bias);
+}
+
+TEST_CASE("gguf: load_model routes a GGUF file to the GGUF loader", "[gguf]") {
+    const std::string path = write_gguf(make_gguf_model(GgufModelSpec{}).build());
+    try {
+        auto m = llm::load_model(path, llm::LoadOptions{});
+        CHECK(m->format == "gguf");
+        CHECK(m->tokenizer != nullptr);
+    } catch (const llm::Error &e) {
+        // Until the GGUF tokenizer lands, the load stops there.
+        INFO(e.what());
+        CHECK(e.status() != LLM_ERR_INTERNAL);
+        CHECK(mentions(e, "tokenizer"));
+        CHECK_FALSE(mentions(e, "llama2.c"));
+    }
+}
+
+TEST_CASE("gguf: the parser reads every value type, nested arrays and the alignment", "[gguf]") {
+    GgufWriter w = small_file();
+    w.add_raw("k.u8", gguf::U8, "\x05");
+    w.add_raw("k.i8", gguf::I8, "\xfb");
+    w.add_raw("k.u16", gguf::U16, std::string("\x01\x02", 2));
+    w.add_raw("k.i16", gguf::I16, std::string("\xff\xff", 2));
+    w.add_u64("k.u64", 1ull << 40);
+    w.add_raw("k.i64", gguf::I64, gguf::u64(static_cast<uint64_t>(-3)));
+    w.add_f64("k.f64", 2.5);
+    w.add_bool("k.bool", false);
+    // [[1, 2], [], [3]] of u8, and [["a"], ["b", "c"]]
+    w.add_raw("k.nested", gguf::ARRAY,
+              gguf::u32(gguf::ARRAY) + gguf::u64(3) + gguf::u32(gguf::U8) + gguf::u64(2) + "\1\2" +
+                  gguf::u32(gguf::U8) + gguf::u64(0) + gguf::u32(gguf::U8) + gguf::u64(1) + "\3");
+    w.add_raw("k.nested_str", gguf::ARRAY,
+              gguf::u32(gguf::ARRAY) + gguf::u64(2) + gguf::u32(gguf::STRING) + gguf::u64(1) +
+                  gguf::str("a") + gguf::u32(gguf::STRING) + gguf::u64(2) + gguf::str("b") +
+                  gguf::str("c"));
+    w.add_i32s("k.ints", {1, -2, 3});
+    w.add_u32("general.alignment", 64);
+    w.alignment = 64;
+    const std::string bytes = w.build();
+    const llm::GgufFile f = parse(bytes);
+    CHECK(f.version == 3);
+    CHECK(f.alignment == 64);
+    CHECK(f.data_offset % 64 == 0);
+    CHECK(f.get_int("k.u8") == 5);
+    CHECK(f.get_int("k.i8") == -5);
+    CHECK(f.get_int("k.u16") == 0x0201);
+    CHECK(f.get_int("k.i16") == -1);
+    CHECK(f.get_int("k.u64") == (1ll << 40));
+    CHECK(f.get_int("k.i64") == -3);
+    CHECK(f.get_float("k.f64") == 2.5);
+    CHECK_FALSE(f.get_bool("k.bool"));
+    CHECK(f.find("k.nested")->array_count == 3);
+    CHECK(f.get_int32_array("k.ints") == std::vector<int32_t>{1, -2, 3});
+    CHECK(f.get_float_array("k.ints") == std::vector<float>{1, -2, 3});
+    CHECK_ERROR(error_of([&] { f.get_string_array("k.ints"); }), LLM_ERR_FORMAT, "k.ints");
+    CHECK_ERROR(error_of([&] { f.get_string("k.u8"); }), LLM_ERR_FORMAT, "k.u8");
+    REQUIRE(f.tensors.size() == 2);
+    CHECK(f.tensors[1].offset == 64);
+    CHECK(f.tensors[1].data ==
+          reinterpret_cast<const uint8_t *>(bytes.data()) + f.data_offset + 64);
+    CHECK(f.tensors[1].bytes == 32);
+    CHECK(f.find_tensor("a")->ne == std::vector<uint64_t>{4, 2});
+}
+
+TEST_CASE("gguf: a file cut anywhere is TRUNCATED", "[gguf]") {
+    GgufModelSpec spec;
+    spec.layers = 1;
+    spec.vocab = 8;
+    spec.dim = 8;
+    spec.hidden = 8;
+    spec.heads = 2;
+    spec.kv_heads = 1;
+    const GgufWriter w = make_gguf_model(spec);
+    const std::string bytes = w.build();
+    REQUIRE_NOTHROW(parse(bytes));
+    // Every prefix up to the end of the tensor infos, then cuts in the data.
+    const size_t head = w.data_offset();
+    for (size_t n = 0; n < bytes.size(); n += n < head ? 1 : 97) {
+        const llm::Error e = parse_error(bytes.substr(0, n));
+        if (e.status() != LLM_ERR_TRUNCATED) FAIL("cut at " << n << ": " << e.what());
+    }
+    CHECK(parse_error(bytes.substr(0, bytes.size() - 1)).status() == LLM_ERR_TRUNCATED);
+    CHECK(load_error(bytes.substr(0, bytes.size() - 1)).status() == LLM_ERR_TRUNCATED);
+}
+
+TEST_CASE("gguf: hostile headers, keys and tensor infos", "[gguf]") {
+    const std::string good = small_file().build();
+    auto patched = [&](size_t at, const std::string &with) {
+        std::string b = good;
+        b.replace(at, with.size(), with);
+        return b;
+    };
+    CHECK_ERROR(parse_error(patched(0, "GGUG")), LLM_ERR_FORMAT, "magic");
+    CHECK_ERROR(parse_error(patched(4, gguf::u32(1))), LLM_ERR_UNSUPPORTED, "version 1");
+    CHECK_ERROR(parse_error(patched(4, gguf::u32(4))), LLM_ERR_UNSUPPORTED, "version 4");
+    CHECK_ERROR(parse_error(patched(4, gguf::u32(0x03000000))), LLM_ERR_UNSUPPORTED, "big-endian");
+    CHECK_ERROR(parse_error(patched(8, gguf::u64(1ull << 60))), LLM_ERR_FORMAT, "tensor count");
+    CHECK_ERROR(parse_error(patched(8, gguf::u64(1000))), LLM_ERR_TRUNCATED, "1000 tensor infos");
+    CHECK_ERROR(parse_error(patched(16, gguf::u64(~0ull))), LLM_ERR_FORMAT, "key-value count");
+    CHECK_ERROR(parse_error(patched(24, gguf::u64(1ull << 62))), LLM_ERR_FORMAT, "key");
+    CHECK_ERROR(parse_error(patched(24, gguf::u64(good.size()))), LLM_ERR_TRUNCATED, "key");
+
+    auto with_kv = [](uint32_t type, const std::string &value) {
+        GgufWriter w = small_file();
+        w.add_raw("k", type, value);
+        return w.build();
+    };
+    CHECK_ERROR(parse_error(with_kv(13, "")), LLM_ERR_FORMAT, "unknown value type 13");
+    CHECK_ERROR(parse_error(with_kv(~0u, "")), LLM_ERR_FORMAT, "unknown value type");
+    CHECK_ERROR(parse_error(with_kv(gguf::BOOL, "\2")), LLM_ERR_FORMAT, "bool");
+    CHECK_ERROR(parse_error(with_kv(gguf::STRING, gguf::u64(1ull << 40))), LLM_ERR_FORMAT,
+                "key \"k\"");
+    CHECK_ERROR(parse_error(with_kv(gguf::STRING, gguf::u64(100000) + "abc")), LLM_ERR_TRUNCATED,
+                "key \"k\"");
+    CHECK_ERROR(parse_error(with_kv(gguf::ARRAY, gguf::u32(99) + gguf::u64(1))), LLM_ERR_FORMAT,
+                "unknown array element type 99");
+    CHECK_ERROR(parse_error(with_kv(gguf::ARRAY, gguf::u32(gguf::U8) + gguf::u64(1ull << 50))),
+                LLM_ERR_FORMAT, "array of");
+    CHECK_ERROR(parse_error(with_kv(gguf::ARRAY, gguf::u32(gguf::U64) + gguf::u64(1000000))),
+                LLM_ERR_TRUNCATED, "array of 1000000");
+    CHECK_ERROR(parse_error(with_kv(gguf::ARRAY, gguf::u32(gguf::STRING) + gguf::u64(2) +
+                                                     gguf::str("x") + gguf::u64(1ull << 33))),
+                LLM_ERR_FORMAT, "array string");
+    CHECK_ERROR(parse_error(with_kv(gguf::ARRAY, gguf::u32(gguf::BOOL) + gguf::u64(2) + "\1\7")),
+                LLM_ERR_FORMAT, "bool");
+    std::string deep = gguf::u32(gguf::U8) + gguf::u64(0);
+    for (int i = 0; i < 20; ++i)
+        deep = gguf::u32(gguf::ARRAY) + gguf::u64(1) + deep;
+    CHECK_ERROR(parse_error(with_kv(gguf::ARRAY, deep)), LLM_ERR_FORMAT, "nest");
+
+    GgufWriter dup = small_file();
+    dup.add_string("general.architecture", "qwen2");
+    CHECK_ERROR(parse_error(dup.build()), LLM_ERR_FORMAT, "duplicate key");
+    GgufWriter empty_key = small_file();
+    empty_key.add_u32("", 1);
+    CHECK_ERROR(parse_error(empty_key.build()), LLM_ERR_FORMAT, "empty key");
+    for (const std::string &bad : {gguf::u32(3), gguf::u32(0), gguf::u32(1u << 30)}) {
+        GgufWriter w = small_file();
+        w.add_raw("general.alignment", gguf::U32, bad);
+        CHECK_ERROR(parse_error(w.build()), LLM_ERR_FORMAT, "general.alignment");
+    }
+    GgufWriter align_str = small_file();
+    align_str.add_string("general.alignment", "32");
+    CHECK_ERROR(parse_error(align_str.build()), LLM_ERR_FORMAT, "general.alignment");
+
+    auto with_tensor = [](const std::function<void(GgufWriter &)> &edit) {
+        GgufWriter w = small_file();
+        edit(w);
+        return parse_error(w.build());
+    };
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].name = "a"; }), LLM_ERR_FORMAT,
+                "\"a\" appears twice");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].name = ""; }), LLM_ERR_FORMAT,
+                "empty tensor name");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].name = std::string(65, 'x'); }),
+                LLM_ERR_FORMAT, "tensor name");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) {
+                    w.tensors[1].ne = {1, 1, 1, 1, 8};
+                }),
+                LLM_ERR_FORMAT, "5 dimensions");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].ne = {}; }), LLM_ERR_FORMAT,
+                "0 dimensions");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) {
+                    w.tensors[1].ne = {1ull << 32, 1ull << 32, 16};
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "overflows");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].ne = {~0ull}; }),
+                LLM_ERR_BAD_DIMENSIONS, "\"b\"");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].ne = {1ull << 40}; }),
+                LLM_ERR_TRUNCATED, "\"b\"");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].offset_override = 36; }),
+                LLM_ERR_FORMAT, "not a multiple of the alignment 32");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].offset_override = 0; }),
+                LLM_ERR_FORMAT, "overlap");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].offset_override = 1ll << 40; }),
+                LLM_ERR_TRUNCATED, "\"b\"");
+    CHECK_ERROR(with_tensor([](GgufWriter &w) { w.tensors[1].offset_override = INT64_MAX - 31; }),
+                LLM_ERR_TRUNCATED, "\"b\"");
+    // An unknown type: its offset is still checked.
+    CHECK_ERROR(with_tensor([](GgufWriter &w) {
+                    w.tensors[1].type = 999;
+                    w.tensors[1].offset_override = 1ll << 40;
+                }),
+                LLM_ERR_TRUNCATED, "\"b\"");
+}
+
+TEST_CASE("gguf: random corruption never escapes as anything but a status", "[gguf]") {
+    GgufModelSpec spec;
+    spec.layers = 1;
+    spec.vocab = 8;
+    spec.dim = 8;
+    spec.hidden = 8;
+    spec.heads = 2;
+    spec.kv_heads = 1;
+    const GgufWriter w = make_gguf_model(spec);
+    const std::string good = w.build();
+    const size_t head = w.data_offset();
+    uint32_t state = 12345;
+    auto next = [&] {
+        state = state * 1664525u + 1013904223u;
+        return state >> 8;
+    };
+    for (int i = 0; i < 300; ++i) {
+        std::string b = good;
+        for (int k = 0; k < 3; ++k)
+            b[next() % head] ^= static_cast<char>(1 << (next() % 8));
+        try {
+            if (i % 10 == 0)
+                load_bytes(b);
+            else
+                parse(b);
+        } catch (const llm::Error &e) {
+            if (e.status() == LLM_ERR_INTERNAL) FAIL(e.what());
+        }
+    }
+}
