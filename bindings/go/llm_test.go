@@ -360,3 +360,76 @@ func TestCloseTwiceAndUseAfterClose(t *testing.T) {
 		t.Error("native objects not freed")
 	}
 }
+
+func TestWeightTypeNames(t *testing.T) {
+	names := []string{"auto", "f32", "bf16", "f16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"}
+	types := []WeightType{WeightsAuto, WeightsF32, WeightsBF16, WeightsF16, WeightsQ8_0, WeightsQ4_0,
+		WeightsQ4_1, WeightsQ5_0, WeightsQ5_1, WeightsQ4_K, WeightsQ5_K, WeightsQ6_K}
+	for i, name := range names {
+		if types[i] != WeightType(i) || types[i].String() != name {
+			t.Errorf("weight type %d: %d %q, want %q", i, types[i], types[i].String(), name)
+		}
+		if w, err := ParseWeightType(strings.ToUpper(name)); err != nil || w != types[i] {
+			t.Errorf("ParseWeightType(%q) = %v, %v", name, w, err)
+		}
+	}
+	if s := WeightType(12).String(); s != "WeightType(12)" {
+		t.Errorf("WeightType(12).String() = %q", s)
+	}
+	for _, bad := range []string{"q4_k_m", "", "f32\x00"} {
+		if _, err := ParseWeightType(bad); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("ParseWeightType(%q): err = %v", bad, err)
+		}
+	}
+}
+
+func TestLoadConvertsToBlockTypes(t *testing.T) {
+	dir := filepath.Join(sharedDir(), "models")
+	load := func(w WeightType) WeightType {
+		m, err := Load(filepath.Join(dir, "stories260K.bin"),
+			&ModelOptions{TokenizerPath: filepath.Join(dir, "tok512.bin"), WeightType: w})
+		if err != nil {
+			t.Fatalf("load as %v: %v", w, err)
+		}
+		defer m.Close()
+		return m.Info().WeightType
+	}
+	// stories260K's rows hold 64 values: 32-value blocks fit, the 256-value
+	// k-quant blocks do not and the weights stay fp32.
+	if got := load(WeightsQ4_0); got != WeightsQ4_0 {
+		t.Errorf("load as q4_0: weights are %v", got)
+	}
+	if got := load(WeightsQ4_K); got != WeightsF32 {
+		t.Errorf("load as q4_k: weights are %v", got)
+	}
+}
+
+func TestMetadata(t *testing.T) {
+	m := loadStories(t)
+	meta, err := m.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["general.architecture"] != "llama" {
+		t.Errorf("Metadata() = %v", meta)
+	}
+	for key, value := range meta {
+		if v, err := m.MetaValue(key); err != nil || v != value {
+			t.Errorf("MetaValue(%q) = %q, %v; Metadata has %q", key, v, err, value)
+		}
+	}
+	for _, absent := range []string{"no.such.key", "", "general.architecture\x00x"} {
+		v, err := m.MetaValue(absent)
+		var e *Error
+		if v != "" || !errors.Is(err, ErrNotFound) || !errors.As(err, &e) || e.Message == "" {
+			t.Errorf("MetaValue(%q) = %q, %v", absent, v, err)
+		}
+	}
+	m.Close()
+	if _, err := m.Metadata(); err != ErrClosed {
+		t.Errorf("Metadata after Close: %v", err)
+	}
+	if _, err := m.MetaValue("general.architecture"); err != ErrClosed {
+		t.Errorf("MetaValue after Close: %v", err)
+	}
+}

@@ -8,6 +8,8 @@ package llm
 
 import (
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -18,13 +20,42 @@ import (
 type WeightType int32
 
 // Weight types (LLM_WEIGHTS_* in llm.h). WeightsAuto keeps the file's type.
+// The block-quantized types from WeightsQ4_0 on are those of GGUF files.
 var (
 	WeightsAuto = WeightType(capi.LLM_WEIGHTS_AUTO)
 	WeightsF32  = WeightType(capi.LLM_WEIGHTS_F32)
 	WeightsBF16 = WeightType(capi.LLM_WEIGHTS_BF16)
 	WeightsF16  = WeightType(capi.LLM_WEIGHTS_F16)
 	WeightsQ8_0 = WeightType(capi.LLM_WEIGHTS_Q8_0)
+	WeightsQ4_0 = WeightType(capi.LLM_WEIGHTS_Q4_0)
+	WeightsQ4_1 = WeightType(capi.LLM_WEIGHTS_Q4_1)
+	WeightsQ5_0 = WeightType(capi.LLM_WEIGHTS_Q5_0)
+	WeightsQ5_1 = WeightType(capi.LLM_WEIGHTS_Q5_1)
+	WeightsQ4_K = WeightType(capi.LLM_WEIGHTS_Q4_K)
+	WeightsQ5_K = WeightType(capi.LLM_WEIGHTS_Q5_K)
+	WeightsQ6_K = WeightType(capi.LLM_WEIGHTS_Q6_K)
 )
+
+// String is libllm's name of the weight type ("f32", "q8_0", "q4_k", ...:
+// llm_weight_type_name), or "WeightType(n)" for a value it does not know.
+func (w WeightType) String() string {
+	if name := capi.Llm_weight_type_name(int(w)); name != "" {
+		return name
+	}
+	return "WeightType(" + strconv.Itoa(int(w)) + ")"
+}
+
+// ParseWeightType is the weight type of a name String gives ("q4_k"; any
+// case). An unknown name is an *Error with status ErrInvalidArgument.
+func ParseWeightType(name string) (WeightType, error) {
+	if strings.IndexByte(name, 0) < 0 {
+		if w := capi.Llm_weight_type_from_name(strings.ToLower(name)); w >= 0 {
+			return WeightType(w), nil
+		}
+	}
+	return 0, &Error{Op: "weight type", Status: ErrInvalidArgument,
+		Message: "unknown weight type " + strconv.Quote(name)}
+}
 
 // ModelOptions tune Load. The zero value is the default.
 type ModelOptions struct {
@@ -175,6 +206,74 @@ func (m *Model) tokenize(text string, flags TokenizeFlags) ([]int32, error) {
 		return nil, wrap("tokenize", err)
 	}
 	return ids[:n[0]], nil
+}
+
+// Metadata is the model file's metadata as text: a GGUF file's key-value
+// pairs (numbers and booleans written out, arrays left out). Every model
+// has "general.architecture".
+func (m *Model) Metadata() (map[string]string, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	count := capi.Llm_model_meta_count(m.handle)
+	meta := make(map[string]string, count)
+	buf := make([]byte, 64)
+	for i := 0; i < count; i++ {
+		key, err := sized(buf, func(b []byte, n []uint64) error {
+			return capi.Llm_model_meta_key(m.handle, i, b, n)
+		})
+		if err != nil {
+			return nil, wrap("metadata", err)
+		}
+		value, err := m.metaValue(key, buf)
+		if err != nil {
+			return nil, err
+		}
+		meta[key] = value
+	}
+	return meta, nil
+}
+
+// MetaValue is one metadata value. A key the file lacks is an *Error with
+// status ErrNotFound (errors.Is(err, llm.ErrNotFound)).
+func (m *Model) MetaValue(key string) (string, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return "", ErrClosed
+	}
+	return m.metaValue(key, make([]byte, 64))
+}
+
+// metaValue needs m.mu held and the model open; buf is a first guess.
+func (m *Model) metaValue(key string, buf []byte) (string, error) {
+	if strings.IndexByte(key, 0) >= 0 { // llm.h takes C strings: never a key
+		return "", &Error{Op: "metadata", Status: ErrNotFound, Message: "no metadata key " + strconv.Quote(key)}
+	}
+	value, err := sized(buf, func(b []byte, n []uint64) error {
+		return capi.Llm_model_meta_value(m.handle, key, b, n)
+	})
+	if err != nil {
+		return "", wrap("metadata", err)
+	}
+	return value, nil
+}
+
+// sized runs a (buf, cap, &needed) call with buf, then once more with the
+// size it asked for.
+func sized(buf []byte, call func(b []byte, n []uint64) error) (string, error) {
+	n := []uint64{0}
+	err := call(buf, n)
+	if isStatus(err, ErrBufferTooSmall) {
+		buf = make([]byte, n[0])
+		err = call(buf, n)
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n[0]]), nil
 }
 
 // Detokenize decodes token ids back to text; special tokens are skipped.

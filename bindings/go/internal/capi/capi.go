@@ -39,17 +39,17 @@ typedef long long swig_type_9;
 typedef long long swig_type_10;
 typedef _gostring_ swig_type_11;
 typedef _gostring_ swig_type_12;
-typedef _gostring_ swig_type_13;
+typedef _goslice_ swig_type_13;
 typedef _goslice_ swig_type_14;
-typedef _goslice_ swig_type_15;
+typedef _gostring_ swig_type_15;
 typedef _gostring_ swig_type_16;
 typedef _goslice_ swig_type_17;
 typedef _goslice_ swig_type_18;
 typedef _gostring_ swig_type_19;
-typedef _goslice_ swig_type_20;
-typedef _goslice_ swig_type_21;
-typedef _goslice_ swig_type_22;
-typedef _gostring_ swig_type_23;
+typedef _gostring_ swig_type_20;
+typedef _gostring_ swig_type_21;
+typedef _gostring_ swig_type_22;
+typedef _goslice_ swig_type_23;
 typedef _goslice_ swig_type_24;
 typedef _gostring_ swig_type_25;
 typedef _goslice_ swig_type_26;
@@ -57,31 +57,40 @@ typedef _goslice_ swig_type_27;
 typedef _gostring_ swig_type_28;
 typedef _goslice_ swig_type_29;
 typedef _goslice_ swig_type_30;
-typedef long long swig_type_31;
+typedef _goslice_ swig_type_31;
 typedef _gostring_ swig_type_32;
 typedef _goslice_ swig_type_33;
 typedef _gostring_ swig_type_34;
 typedef _goslice_ swig_type_35;
-typedef _gostring_ swig_type_36;
-typedef _goslice_ swig_type_37;
+typedef _goslice_ swig_type_36;
+typedef _gostring_ swig_type_37;
 typedef _goslice_ swig_type_38;
-typedef _gostring_ swig_type_39;
-typedef _goslice_ swig_type_40;
-typedef _goslice_ swig_type_41;
-typedef _gostring_ swig_type_42;
-typedef long long swig_type_43;
-typedef long long swig_type_44;
+typedef _goslice_ swig_type_39;
+typedef long long swig_type_40;
+typedef _gostring_ swig_type_41;
+typedef _goslice_ swig_type_42;
+typedef _gostring_ swig_type_43;
+typedef _goslice_ swig_type_44;
 typedef _gostring_ swig_type_45;
 typedef _goslice_ swig_type_46;
-typedef long long swig_type_47;
+typedef _goslice_ swig_type_47;
 typedef _gostring_ swig_type_48;
 typedef _goslice_ swig_type_49;
-typedef _gostring_ swig_type_50;
-typedef _goslice_ swig_type_51;
-typedef _goslice_ swig_type_52;
-typedef _goslice_ swig_type_53;
-typedef _goslice_ swig_type_54;
-typedef long long swig_type_55;
+typedef _goslice_ swig_type_50;
+typedef _gostring_ swig_type_51;
+typedef long long swig_type_52;
+typedef long long swig_type_53;
+typedef _gostring_ swig_type_54;
+typedef _goslice_ swig_type_55;
+typedef long long swig_type_56;
+typedef _gostring_ swig_type_57;
+typedef _goslice_ swig_type_58;
+typedef _gostring_ swig_type_59;
+typedef _goslice_ swig_type_60;
+typedef _goslice_ swig_type_61;
+typedef _goslice_ swig_type_62;
+typedef _goslice_ swig_type_63;
+typedef long long swig_type_64;
 extern void _wrap_Swig_free_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_e77416aff6f95981(swig_intgo arg1);
 extern swig_intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981(void);
@@ -128,19 +137,24 @@ extern swig_type_9 _wrap_llm_model_n_params_capi_e77416aff6f95981(uintptr_t arg1
 extern swig_type_10 _wrap_llm_model_weight_bytes_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_weight_type_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_type_11 _wrap_llm_model_arch_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_meta_count_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_12 _wrap_llm_model_meta_key_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_13 arg3, swig_type_14 arg4);
+extern swig_type_15 _wrap_llm_model_meta_value_capi_e77416aff6f95981(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_llm_weight_type_name_capi_e77416aff6f95981(swig_intgo arg1);
+extern swig_intgo _wrap_llm_weight_type_from_name_capi_e77416aff6f95981(swig_type_20 arg1);
 extern swig_intgo _wrap_llm_model_bos_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_model_eos_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_token_is_eog_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_token_is_special_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_12 _wrap_llm_tokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_13 arg2, swig_intgo arg3, swig_type_14 arg4, swig_type_15 arg5);
-extern swig_type_16 _wrap_llm_token_to_piece_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_llm_detokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_20 arg2, swig_intgo arg3, swig_type_21 arg4, swig_type_22 arg5);
-extern swig_type_23 _wrap_llm_detokenizer_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_24 arg2);
+extern swig_type_21 _wrap_llm_tokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_22 arg2, swig_intgo arg3, swig_type_23 arg4, swig_type_24 arg5);
+extern swig_type_25 _wrap_llm_token_to_piece_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_type_27 arg4);
+extern swig_type_28 _wrap_llm_detokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_29 arg2, swig_intgo arg3, swig_type_30 arg4, swig_type_31 arg5);
+extern swig_type_32 _wrap_llm_detokenizer_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_33 arg2);
 extern void _wrap_llm_detokenizer_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_25 _wrap_llm_detokenizer_push_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_type_27 arg4);
-extern swig_type_28 _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3);
+extern swig_type_34 _wrap_llm_detokenizer_push_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_35 arg3, swig_type_36 arg4);
+extern swig_type_37 _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
 extern void _wrap_llm_detokenizer_reset_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_31 _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_40 _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -152,14 +166,14 @@ extern swig_intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(uin
 extern uintptr_t _wrap_new_llm_context_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_context_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_context_default_params_capi_e77416aff6f95981(void);
-extern swig_type_32 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_33 arg3);
+extern swig_type_41 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_42 arg3);
 extern void _wrap_llm_context_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_34 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_35 arg2);
+extern swig_type_43 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_44 arg2);
 extern swig_intgo _wrap_llm_context_position_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_context_n_ctx_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_36 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3);
-extern swig_type_39 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
-extern swig_type_42 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_45 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
+extern swig_type_48 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3);
+extern swig_type_51 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern void _wrap_llm_context_reset_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_cancel_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -176,17 +190,17 @@ extern void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(ui
 extern float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_43 arg2);
-extern swig_type_44 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_52 arg2);
+extern swig_type_53 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_sampler_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_sampler_default_params_capi_e77416aff6f95981(void);
-extern swig_type_45 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_46 arg2);
+extern swig_type_54 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_55 arg2);
 extern void _wrap_llm_sampler_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_47 arg2);
-extern swig_type_48 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_49 arg3);
-extern swig_type_50 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_51 arg3, swig_type_52 arg4, swig_type_53 arg5, swig_type_54 arg6);
-extern swig_type_55 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_58 arg3);
+extern swig_type_59 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_60 arg3, swig_type_61 arg4, swig_type_62 arg5, swig_type_63 arg6);
+extern swig_type_64 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -336,7 +350,7 @@ func swigStatusError(pair string) error {
 const LLM_VERSION_MAJOR int = 1
 const LLM_VERSION_MINOR int = 3
 const LLM_VERSION_PATCH int = 0
-const LLM_VERSION_STRING string = "1.3.0"
+const LLM_VERSION_STRING string = "1.2.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981())
@@ -500,6 +514,13 @@ const LLM_WEIGHTS_F32 int = 1
 const LLM_WEIGHTS_BF16 int = 2
 const LLM_WEIGHTS_F16 int = 3
 const LLM_WEIGHTS_Q8_0 int = 4
+const LLM_WEIGHTS_Q4_0 int = 5
+const LLM_WEIGHTS_Q4_1 int = 6
+const LLM_WEIGHTS_Q5_0 int = 7
+const LLM_WEIGHTS_Q5_1 int = 8
+const LLM_WEIGHTS_Q4_K int = 9
+const LLM_WEIGHTS_Q5_K int = 10
+const LLM_WEIGHTS_Q6_K int = 11
 type SwigcptrLlm_model_params uintptr
 
 func (p SwigcptrLlm_model_params) Swigcptr() uintptr {
@@ -693,6 +714,74 @@ func Llm_model_arch(arg1 Model) (_swig_ret string) {
 	return swig_r_1
 }
 
+func Llm_model_meta_count(arg1 Model) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_llm_model_meta_count_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Llm_model_meta_key(arg1 Model, arg2 int, arg3 []byte, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_llm_model_meta_key_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_model_meta_value(arg1 Model, arg2 string, arg3 []byte, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_llm_model_meta_value_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_weight_type_name(arg1 int) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_llm_weight_type_name_capi_e77416aff6f95981(C.swig_intgo(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Llm_weight_type_from_name(arg1 string) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_llm_weight_type_from_name_capi_e77416aff6f95981(*(*C.swig_type_20)(unsafe.Pointer(&_swig_i_0))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	return swig_r
+}
+
 func Llm_model_bos(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
@@ -732,7 +821,7 @@ func Llm_tokenize(arg1 Model, arg2 string, arg3 int, arg4 []int32, arg5 []uint64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_tokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_tokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -754,7 +843,7 @@ func Llm_token_to_piece(arg1 Model, arg2 int, arg3 []byte, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_token_to_piece_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_token_to_piece_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -775,7 +864,7 @@ func Llm_detokenize(arg1 Model, arg2 []int32, arg3 int, arg4 []byte, arg5 []uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_detokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_detokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -795,7 +884,7 @@ func Llm_detokenizer_new(arg1 Model, arg2 []SwigcptrDetokenizer) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_detokenizer_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_detokenizer_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -816,7 +905,7 @@ func Llm_detokenizer_push(arg1 Detokenizer, arg2 int, arg3 []byte, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_detokenizer_push_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_detokenizer_push_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -834,7 +923,7 @@ func Llm_detokenizer_flush(arg1 Detokenizer, arg2 []byte, arg3 []uint64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_detokenizer_flush_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_detokenizer_flush_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -957,7 +1046,7 @@ func Llm_context_new(arg1 Model, arg2 Llm_context_params, arg3 []SwigcptrContext
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -976,7 +1065,7 @@ func Llm_forward(arg1 Context, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1005,7 +1094,7 @@ func Llm_context_copy_logits(arg1 Context, arg2 []float32, arg3 []uint64) (_swig
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1023,7 +1112,7 @@ func Llm_context_tokens(arg1 Context, arg2 []int32, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1160,7 +1249,7 @@ func (arg1 SwigcptrLlm_sampler_params) GetRepeat_last_n() (_swig_ret int) {
 func (arg1 SwigcptrLlm_sampler_params) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_43(_swig_i_1))
+	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetSeed() (_swig_ret uint64) {
@@ -1212,7 +1301,7 @@ func Llm_sampler_new(arg1 Llm_sampler_params, arg2 []SwigcptrSampler) (_swig_ret
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1230,7 +1319,7 @@ func Llm_sampler_free(arg1 Sampler) {
 func Llm_sampler_reseed(arg1 Sampler, arg2 uint64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
+	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 }
 
 func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
@@ -1238,7 +1327,7 @@ func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1256,7 +1345,7 @@ func Llm_context_step(arg1 Context, arg2 Sampler, arg3 []int32, arg4 []int32, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3

@@ -260,7 +260,7 @@ intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+2*100+0));
+  result = (int)((1*10000+3*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -796,6 +796,115 @@ _gostring_ _wrap_llm_model_arch_capi_e77416aff6f95981(struct llm_model *_swig_go
   
   result = (char *)llm_model_arch((struct llm_model const *)arg1);
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_llm_model_meta_count_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  
+  result = (int32_t)llm_model_meta_count((struct llm_model const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_model_meta_key_capi_e77416aff6f95981(struct llm_model *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  int32_t arg2 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  size_t *arg5 = (size_t *) 0 ;
+  size_t temp5 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  arg2 = (int32_t)_swig_go_1; 
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("llm_model_meta_key: needed needs a slice of length 1");
+    arg5 = &temp5;
+  }
+  
+  result = (llm_status)llm_model_meta_key((struct llm_model const *)arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = llm_go_status(result); 
+  
+  ((uint64_t *)_swig_go_3.array)[0] = (uint64_t)temp5; 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_model_meta_value_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  size_t *arg5 = (size_t *) 0 ;
+  size_t temp5 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("llm_model_meta_value: needed needs a slice of length 1");
+    arg5 = &temp5;
+  }
+  
+  result = (llm_status)llm_model_meta_value((struct llm_model const *)arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = llm_go_status(result); 
+  
+  ((uint64_t *)_swig_go_3.array)[0] = (uint64_t)temp5; 
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_weight_type_name_capi_e77416aff6f95981(intgo _swig_go_0) {
+  int32_t arg1 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int32_t)_swig_go_0; 
+  
+  result = (char *)llm_weight_type_name(arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_llm_weight_type_from_name_capi_e77416aff6f95981(_gostring_ _swig_go_0) {
+  char *arg1 = (char *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  result = (int32_t)llm_weight_type_from_name((char const *)arg1);
+  _swig_go_result = result; 
+  free(arg1); 
   return _swig_go_result;
 }
 
