@@ -17,6 +17,11 @@ function B.model_load(path, opts)
 end
 
 B.model_free = core.llm_model_free
+B.model_meta_count = core.llm_model_meta_count
+B.model_meta_key = core.llm_model_meta_key     -- (model, index, cap)
+B.model_meta_value = core.llm_model_meta_value -- (model, key, cap)
+B.weight_type_name = core.llm_weight_type_name
+B.weight_type_from_name = core.llm_weight_type_from_name
 function B.model_get(getter, model) return core[getter](model) end
 function B.token_is_eog(model, token) return core.llm_token_is_eog(model, token) ~= 0 end
 B.tokenize = core.llm_tokenize     -- (model, text, flags, cap)

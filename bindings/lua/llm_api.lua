@@ -72,25 +72,51 @@ return function(B)
         bos = "llm_model_bos", eos = "llm_model_eos",
     }
 
-    -- llm.load(path, {tokenizer = path, weight_type = llm.weights.Q8_0,
-    -- mmap = false}) loads a llama2.c checkpoint or a Hugging Face folder.
+    -- llm.weights.AUTO, F32, BF16, F16, Q8_0, Q4_0, ..., Q6_K: the LLM_WEIGHTS_*
+    -- values, named after libllm's own table (llm_weight_type_name).
+    llm.weights = {}
+    for value = 0, math.huge do
+        local name = B.weight_type_name(value)
+        if name == "" then break end
+        llm.weights[name:upper()] = value
+    end
+
+    -- llm.weight_type_name(llm.weights.Q4_K) == "q4_k"; nil for an unknown value.
+    function llm.weight_type_name(value)
+        if type(value) ~= "number" or value % 1 ~= 0 or value < -2 ^ 31 or value >= 2 ^ 31 then return nil end
+        local name = B.weight_type_name(value)
+        return name ~= "" and name or nil
+    end
+
+    -- A weight_type option: an llm.weights value or its name ("q4_k", any case).
+    local function weight_type_option(value)
+        if value == nil then return C.LLM_WEIGHTS_AUTO end
+        if type(value) == "string" then
+            local known = not value:find("\0", 1, true) and B.weight_type_from_name(value:lower()) or -1
+            if known < 0 then return nil, "unknown weight type '" .. value .. "'" end
+            return known
+        end
+        return value
+    end
+
+    -- llm.load(path, {tokenizer = path, weight_type = llm.weights.Q8_0 or "q8_0",
+    -- mmap = false}) loads a llama2.c checkpoint, a Hugging Face folder or a
+    -- .gguf file.
     function llm.load(path, opts)
         opts = check_options(opts, MODEL_OPTIONS, "load")
+        local weight_type, bad = weight_type_option(opts.weight_type)
+        if not weight_type then return nil, bad, C.LLM_ERR_INVALID_ARGUMENT end
         local st, msg, handle = B.model_load(path, {
             tokenizer_path = opts.tokenizer,
-            weight_type = opts.weight_type or C.LLM_WEIGHTS_AUTO,
+            weight_type = weight_type,
             use_mmap = opts.mmap == false and 0 or 1,
         })
         if st ~= C.LLM_OK then return nil, msg, st end
         local info = {}
         for key, getter in pairs(INFO) do info[key] = B.model_get(getter, handle) end
+        info.weight_type_name = B.weight_type_name(info.weight_type)
         return setmetatable({ handle = handle, sessions = 0, closed = false, _info = info }, Model)
     end
-
-    llm.weights = {
-        AUTO = C.LLM_WEIGHTS_AUTO, F32 = C.LLM_WEIGHTS_F32, BF16 = C.LLM_WEIGHTS_BF16,
-        F16 = C.LLM_WEIGHTS_F16, Q8_0 = C.LLM_WEIGHTS_Q8_0,
-    }
     llm.kv = { F32 = C.LLM_KV_F32, F16 = C.LLM_KV_F16 }
 
     -- Closing twice is harmless; open sessions keep the native model alive.
@@ -102,7 +128,8 @@ return function(B)
     Model.__gc = Model.close
 
     -- {arch, n_vocab, n_ctx_train, n_embd, n_layer, n_head, n_head_kv,
-    -- n_params, weight_bytes, weight_type, bos, eos}; readable after close.
+    -- n_params, weight_bytes, weight_type, weight_type_name ("f32", "q4_k",
+    -- ...), bos, eos}; readable after close.
     function Model:info()
         local copy = {}
         for k, v in pairs(self._info) do copy[k] = v end
@@ -112,6 +139,36 @@ return function(B)
     function Model:vocab_size() return self._info.n_vocab end
 
     function Model:is_eog(token) return B.token_is_eog(open_model(self), token) end
+
+    -- The model file's metadata as text: {["general.architecture"] = "llama",
+    -- ...} (a GGUF file's key-value pairs, numbers written out, arrays left
+    -- out); nil, message, status on failure.
+    function Model:metadata()
+        local handle = open_model(self)
+        local meta = {}
+        for index = 0, B.model_meta_count(handle) - 1 do
+            local key, msg, st = sized(function(cap) return B.model_meta_key(handle, index, cap) end, 64)
+            if not key then return nil, msg, st end
+            local value
+            value, msg, st = sized(function(cap) return B.model_meta_value(handle, key, cap) end, 64)
+            if not value then return nil, msg, st end
+            meta[key] = value
+        end
+        return meta
+    end
+
+    -- One metadata value; nil, message, llm.status.NOT_FOUND for a key the
+    -- file lacks.
+    function Model:meta(key)
+        if type(key) ~= "string" then
+            error("bad argument #1 to 'meta' (string expected, got " .. type(key) .. ")", 2)
+        end
+        local handle = open_model(self)
+        if key:find("\0", 1, true) then -- C strings: never a key
+            return nil, "no metadata key " .. string.format("%q", key), C.LLM_ERR_NOT_FOUND
+        end
+        return sized(function(cap) return B.model_meta_value(handle, key, cap) end, 64)
+    end
 
     local TOKENIZE_OPTIONS = { add_special = true, parse_special = true }
 

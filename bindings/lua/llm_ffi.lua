@@ -69,6 +69,27 @@ end
 
 function B.model_free(model) release(model, lib.llm_model_free) end
 
+-- (buf, cap, &needed) calls that write text: status, message, text, needed
+local function text_call(cap, call)
+    local buf = buffer("char", cap)
+    local status, message = result(call(buf))
+    local n = tonumber(n_out[0])
+    return status, message, n <= cap and n > 0 and ffi.string(buf, n) or "", n
+end
+
+function B.model_meta_count(model) return lib.llm_model_meta_count(model) end
+
+function B.model_meta_key(model, index, cap)
+    return text_call(cap, function(buf) return lib.llm_model_meta_key(model, index, buf, cap, n_out) end)
+end
+
+function B.model_meta_value(model, key, cap)
+    return text_call(cap, function(buf) return lib.llm_model_meta_value(model, key, buf, cap, n_out) end)
+end
+
+function B.weight_type_name(value) return ffi.string(lib.llm_weight_type_name(value)) end
+function B.weight_type_from_name(name) return lib.llm_weight_type_from_name(name) end
+
 function B.model_get(getter, model)
     local value = lib[getter](model)
     if type(value) ~= "cdata" then return value end

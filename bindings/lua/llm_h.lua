@@ -44,6 +44,13 @@ int64_t llm_model_n_params(const llm_model *model);
 int64_t llm_model_weight_bytes(const llm_model *model);
 int32_t llm_model_weight_type(const llm_model *model);
 const char *llm_model_arch(const llm_model *model);
+int32_t llm_model_meta_count(const llm_model *model);
+llm_status llm_model_meta_key(const llm_model *model, int32_t index, char *buf, size_t cap,
+                                      size_t *needed);
+llm_status llm_model_meta_value(const llm_model *model, const char *key, char *buf,
+                                        size_t cap, size_t *needed);
+const char *llm_weight_type_name(int32_t weight_type);
+int32_t llm_weight_type_from_name(const char *name);
 llm_token llm_model_bos(const llm_model *model);
 llm_token llm_model_eos(const llm_model *model);
 int32_t llm_token_is_eog(const llm_model *model, llm_token token);
@@ -149,8 +156,8 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
     LLM_VERSION_MAJOR = 1,
     LLM_VERSION_MINOR = 3,
     LLM_VERSION_PATCH = 0,
-    LLM_VERSION_STRING = "1.3.0",
-    LLM_VERSION_NUMBER = 10200,
+    LLM_VERSION_STRING = "1.2.0",
+    LLM_VERSION_NUMBER = 10300,
     LLM_OK = 0,
     LLM_ERR_INVALID_ARGUMENT = -1,
     LLM_ERR_NOT_FOUND = -2,
@@ -177,6 +184,13 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
     LLM_WEIGHTS_BF16 = 2,
     LLM_WEIGHTS_F16 = 3,
     LLM_WEIGHTS_Q8_0 = 4,
+    LLM_WEIGHTS_Q4_0 = 5,
+    LLM_WEIGHTS_Q4_1 = 6,
+    LLM_WEIGHTS_Q5_0 = 7,
+    LLM_WEIGHTS_Q5_1 = 8,
+    LLM_WEIGHTS_Q4_K = 9,
+    LLM_WEIGHTS_Q5_K = 10,
+    LLM_WEIGHTS_Q6_K = 11,
     LLM_TOKENIZE_ADD_SPECIAL = 1,
     LLM_TOKENIZE_PARSE_SPECIAL = 2,
     LLM_DETOKENIZE_RENDER_SPECIAL = 1,

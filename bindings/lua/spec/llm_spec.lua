@@ -57,10 +57,64 @@ describe(module, function()
         assert.is_true(info.n_params > 0 and info.weight_bytes > 0)
         info.n_params, info.weight_bytes = nil, nil
         assert.are.same({ arch = "llama", n_vocab = 512, n_ctx_train = 512, n_embd = 64, n_layer = 5,
-                          n_head = 8, n_head_kv = 4, weight_type = llm.weights.F32, bos = 1, eos = 2 }, info)
+                          n_head = 8, n_head_kv = 4, weight_type = llm.weights.F32, weight_type_name = "f32",
+                          bos = 1, eos = 2 }, info)
         assert.are.equal(512, model:vocab_size())
         assert.is_true(model:is_eog(1))
         assert.is_false(model:is_eog(403))
+    end)
+
+    it("names every weight type of llm.h", function()
+        local names = { "auto", "f32", "bf16", "f16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k" }
+        local count = 0
+        for _ in pairs(llm.weights) do count = count + 1 end
+        assert.are.equal(#names, count)
+        for value, name in ipairs(names) do
+            assert.are.equal(value - 1, llm.weights[name:upper()])
+            assert.are.equal(name, llm.weight_type_name(value - 1))
+        end
+        assert.are.equal(9, llm.weights.Q4_K)
+        assert.is_nil(llm.weight_type_name(12))
+        assert.is_nil(llm.weight_type_name(-1))
+        assert.is_nil(llm.weight_type_name("f32"))
+    end)
+
+    it("converts the weights to a block type at load, by value or by name", function()
+        -- stories260K's rows hold 64 values: 32-value blocks fit, the 256-value
+        -- k-quant blocks do not and the weights stay fp32.
+        for _, weight_type in ipairs({ llm.weights.Q4_0, "q4_0", "Q4_0" }) do
+            local m = assert(llm.load(model_path, { tokenizer = tokenizer_path, weight_type = weight_type }))
+            local info = m:info()
+            m:close()
+            assert.are.equal(llm.weights.Q4_0, info.weight_type)
+            assert.are.equal("q4_0", info.weight_type_name)
+        end
+        local m = assert(llm.load(model_path, { tokenizer = tokenizer_path, weight_type = "q4_k" }))
+        assert.are.equal("f32", m:info().weight_type_name)
+        m:close()
+        for _, bad in ipairs({ "q4_k_m", "f32\0" }) do
+            local none, message, status = llm.load(model_path, { tokenizer = tokenizer_path, weight_type = bad })
+            assert.is_nil(none)
+            assert.are.equal(llm.status.INVALID_ARGUMENT, status)
+            assert.is_truthy(message:find("unknown weight type", 1, true))
+        end
+    end)
+
+    it("reads the file's metadata", function()
+        local meta = assert(model:metadata())
+        assert.are.equal("llama", meta["general.architecture"])
+        for key, value in pairs(meta) do assert.are.equal(value, model:meta(key)) end
+        assert.are.equal("llama", model:meta("general.architecture"))
+        for _, absent in ipairs({ "no.such.key", "", "general.architecture\0x" }) do
+            local value, message, status = model:meta(absent)
+            assert.is_nil(value)
+            assert.are.equal(llm.status.NOT_FOUND, status)
+            assert.is_string(message)
+        end
+        assert.has_error(function() model:meta(42) end)
+        model:close()
+        assert.has_error(function() model:metadata() end, "attempt to use a closed llm model")
+        assert.has_error(function() model:meta("general.architecture") end, "attempt to use a closed llm model")
     end)
 
     it("tokenizes and detokenizes round trip", function()
