@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
 using System.Text;
 using Llm.Native;
 
@@ -35,7 +37,13 @@ namespace Llm
         public int KVHeads { get; private set; }
         public long Params { get; private set; }
         public long WeightBytes { get; private set; }
+        /// <summary>The weight type in use; <c>WeightType.Name()</c> gives libllm's name ("q4_k").</summary>
         public WeightType WeightType { get; private set; }
+        /// <summary>The model file's metadata as text, by key, in key order: a GGUF
+        /// file's key-value pairs (numbers and booleans written out, arrays left
+        /// out). Every model has "general.architecture". Read at load, so it
+        /// stays readable after Dispose.</summary>
+        public IReadOnlyDictionary<string, string> Metadata { get; private set; }
         /// <summary>BOS token id, -1 if none.</summary>
         public int Bos { get; private set; }
         /// <summary>EOS token id, -1 if none.</summary>
@@ -56,6 +64,57 @@ namespace Llm
             WeightType = (WeightType)LlmNative.llm_model_weight_type(handle);
             Bos = LlmNative.llm_model_bos(handle);
             Eos = LlmNative.llm_model_eos(handle);
+            var metadata = new SortedDictionary<string, string>(StringComparer.Ordinal);
+            int count = LlmNative.llm_model_meta_count(handle);
+            for (int i = 0; i < count; ++i)
+            {
+                int index = i;
+                string key = ReadText((byte[] buf, out ulong n) =>
+                    LlmNative.llm_model_meta_key(handle, index, buf, (ulong)(buf == null ? 0 : buf.Length), out n));
+                metadata[key] = MetaValue(handle, key);
+            }
+            Metadata = new ReadOnlyDictionary<string, string>(metadata);
+        }
+
+        delegate int TextCall(byte[] buf, out ulong needed);
+
+        // A (buf, cap, &needed) call: a size query, then the text.
+        static string ReadText(TextCall call)
+        {
+            ulong n;
+            int status = call(null, out n);
+            if (status != LlmNative.LLM_ERR_BUFFER_TOO_SMALL) LlmException.Check(status);
+            LlmNativePINVOKE.TakeError(status);
+            byte[] text = new byte[n];
+            LlmException.Check(call(text, out n));
+            return Encoding.UTF8.GetString(text, 0, (int)n);
+        }
+
+        static string MetaValue(ModelHandle handle, string key)
+        {
+            return ReadText((byte[] buf, out ulong n) =>
+                LlmNative.llm_model_meta_value(handle, key, buf, (ulong)(buf == null ? 0 : buf.Length), out n));
+        }
+
+        /// <summary>One metadata value, read from the model: false if the file
+        /// has no such key.</summary>
+        /// <exception cref="ObjectDisposedException">After Dispose.</exception>
+        public bool TryGetMeta(string key, out string value)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            ModelHandle model = Handle;
+            value = null;
+            if (key.IndexOf('\0') >= 0) return false; // C strings: never a key
+            try
+            {
+                value = MetaValue(model, key);
+                return true;
+            }
+            catch (LlmException e)
+            {
+                if (e.Status == Status.NotFound) return false;
+                throw;
+            }
         }
 
         /// <summary>Loads a llama2.c checkpoint (.bin) or a Hugging Face folder

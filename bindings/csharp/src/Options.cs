@@ -1,8 +1,11 @@
+using System;
 using Llm.Native;
 
 namespace Llm
 {
-    /// <summary>How a model's weights are held in memory (LLM_WEIGHTS_*).</summary>
+    /// <summary>How a model's weights are held in memory (LLM_WEIGHTS_*). The
+    /// block-quantized types from Q4_0 on are those of GGUF files. Their
+    /// names are libllm's: see <see cref="WeightTypes"/>.</summary>
     public enum WeightType
     {
         Auto = LlmNative.LLM_WEIGHTS_AUTO,
@@ -10,6 +13,47 @@ namespace Llm
         BF16 = LlmNative.LLM_WEIGHTS_BF16,
         F16 = LlmNative.LLM_WEIGHTS_F16,
         Q8_0 = LlmNative.LLM_WEIGHTS_Q8_0,
+        Q4_0 = LlmNative.LLM_WEIGHTS_Q4_0,
+        Q4_1 = LlmNative.LLM_WEIGHTS_Q4_1,
+        Q5_0 = LlmNative.LLM_WEIGHTS_Q5_0,
+        Q5_1 = LlmNative.LLM_WEIGHTS_Q5_1,
+        Q4_K = LlmNative.LLM_WEIGHTS_Q4_K,
+        Q5_K = LlmNative.LLM_WEIGHTS_Q5_K,
+        Q6_K = LlmNative.LLM_WEIGHTS_Q6_K,
+    }
+
+    /// <summary>libllm's names of the weight types ("f32", "q8_0", "q4_k", ...:
+    /// llm_weight_type_name), as the tools and the other bindings write them.</summary>
+    public static class WeightTypes
+    {
+        /// <summary>The name of a weight type, e.g. "q4_k"; null for a value
+        /// libllm does not know.</summary>
+        public static string Name(this WeightType type)
+        {
+            string name = LlmNative.llm_weight_type_name((int)type);
+            return string.IsNullOrEmpty(name) ? null : name;
+        }
+
+        /// <summary>The weight type of a name ("q4_k", any case).</summary>
+        public static bool TryParse(string name, out WeightType type)
+        {
+            type = WeightType.Auto;
+            if (name == null || name.IndexOf('\0') >= 0) return false;
+            int value = LlmNative.llm_weight_type_from_name(name.ToLowerInvariant());
+            if (value < 0) return false;
+            type = (WeightType)value;
+            return true;
+        }
+
+        /// <summary>The weight type of a name ("q4_k", any case).</summary>
+        /// <exception cref="ArgumentException">For a name libllm does not know.</exception>
+        public static WeightType Parse(string name)
+        {
+            if (name == null) throw new ArgumentNullException("name");
+            WeightType type;
+            if (!TryParse(name, out type)) throw new ArgumentException("unknown weight type '" + name + "'", "name");
+            return type;
+        }
     }
 
     /// <summary>How a session's KV cache stores keys and values (LLM_KV_*).</summary>
@@ -27,7 +71,8 @@ namespace Llm
         /// <summary>The tokenizer of a llama2.c checkpoint; null means
         /// tokenizer.bin next to the model. Hugging Face folders ignore it.</summary>
         public string TokenizerPath { get; set; }
-        /// <summary>Convert the weights at load; Auto keeps the file's type.</summary>
+        /// <summary>Convert fp32/fp16 weights at load; Auto keeps the file's
+        /// type. A matrix whose rows do not fit the type's blocks keeps its type.</summary>
         public WeightType WeightType { get; set; }
         /// <summary>Map the file (default) rather than reading it into memory.</summary>
         public bool UseMmap { get; set; }

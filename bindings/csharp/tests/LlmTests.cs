@@ -248,6 +248,67 @@ namespace Llm.Tests
         }
 
         [Test]
+        public void WeightTypeNames()
+        {
+            string[] names = { "auto", "f32", "bf16", "f16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k" };
+            Assert.AreEqual(names.Length, Enum.GetValues(typeof(WeightType)).Length);
+            for (int i = 0; i < names.Length; i++)
+            {
+                Assert.AreEqual(names[i], ((WeightType)i).Name());
+                Assert.IsTrue(Enum.IsDefined(typeof(WeightType), i));
+                Assert.AreEqual(names[i], ((WeightType)Enum.Parse(typeof(WeightType), names[i], true)).Name());
+                Assert.AreEqual((WeightType)i, WeightTypes.Parse(names[i].ToUpperInvariant()));
+            }
+            Assert.AreEqual(WeightType.Q4_K, WeightTypes.Parse("q4_k"));
+            Assert.IsNull(((WeightType)12).Name());
+            WeightType type;
+            Assert.IsFalse(WeightTypes.TryParse("q4_k_m", out type));
+            Assert.IsFalse(WeightTypes.TryParse("f32\0", out type));
+            Assert.IsFalse(WeightTypes.TryParse(null, out type));
+            Assert.Throws<ArgumentException>(() => WeightTypes.Parse("q4_k_m"));
+        }
+
+        [Test]
+        public void LoadConvertsToBlockTypes()
+        {
+            // stories260K's rows hold 64 values: 32-value blocks fit, the
+            // 256-value k-quant blocks do not and the weights stay fp32.
+            string dir = Path.Combine(SharedDir, "models");
+            Func<WeightType, WeightType> load = type =>
+            {
+                using (Model m = Model.Load(Path.Combine(dir, "stories260K.bin"),
+                                            new ModelOptions { TokenizerPath = Path.Combine(dir, "tok512.bin"), WeightType = type }))
+                    return m.WeightType;
+            };
+            Assert.AreEqual("q4_0", load(WeightType.Q4_0).Name());
+            Assert.AreEqual(WeightType.F32, load(WeightType.Q4_K));
+        }
+
+        [Test]
+        public void MetadataAndTryGetMeta()
+        {
+            Model m = LoadStories();
+            IReadOnlyDictionary<string, string> meta = m.Metadata;
+            Assert.AreEqual("llama", meta["general.architecture"]);
+            CollectionAssert.IsOrdered(meta.Keys.ToList(), StringComparer.Ordinal);
+            string value;
+            foreach (KeyValuePair<string, string> pair in meta)
+            {
+                Assert.IsTrue(m.TryGetMeta(pair.Key, out value), pair.Key);
+                Assert.AreEqual(pair.Value, value);
+            }
+            foreach (string absent in new[] { "no.such.key", "", "general.architecture\0x" })
+            {
+                Assert.IsFalse(m.TryGetMeta(absent, out value), absent);
+                Assert.IsNull(value);
+            }
+            Assert.Throws<ArgumentNullException>(() => m.TryGetMeta(null, out value));
+            m.Dispose();
+            Assert.AreEqual("llama", m.Metadata["general.architecture"]); // read at load
+            Assert.Throws<ObjectDisposedException>(() => m.TryGetMeta("general.architecture", out value));
+        }
+
+        [Test]
         public void FinalizersFreeForgottenObjects()
         {
             for (int i = 0; i < 3; i++)
