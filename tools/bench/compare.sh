@@ -20,8 +20,9 @@ usage() {
     cat <<EOF
 usage: tools/bench/compare.sh [options] [MODEL.gguf ...]
 
-Without MODEL files, makes Qwen2.5-0.5B-shaped GGUF files with random weights,
-one per --types entry, with llm-make-model (kept in OUT/models and reused).
+Without MODEL files, makes GGUF files with random weights in --shape's shape
+(Qwen2.5-0.5B by default), one per --types entry, with llm-make-model (kept in
+OUT/models and reused).
 
 options:
   --quick            smoke test: prompt 32, gen 16, repeat 1
@@ -30,6 +31,8 @@ options:
   --repeat N         turns per tool, medians reported (default 3)
   --threads "1 2"    thread counts (default "1 2")
   --types "..."      weight types of the made files (default "$default_types")
+  --shape NAME       shape of the made files (default qwen2.5-0.5b; tiny256 for
+                     smoke tests)
   --kv f16|f32       libllm's KV cache type (default f16, llama.cpp's default)
   --out DIR          results and made models (default build/bench-compare)
   --llm-bench PATH   libllm's llm-bench (default build/tools/llm-bench)
@@ -53,10 +56,11 @@ die() {
 
 default_types="f32 f16 bf16 q8_0 q4_0 q4_k_m"
 prompt=128 gen=64 repeat=3 threads="1 2" types=$default_types kv=f16 out=$root/build/bench-compare
-llm_bench=${LLM_BENCH_BIN:-$root/build/tools/llm-bench}
+llm_bench=$root/build/tools/llm-bench
 make_model=$root/build/tools/modelgen/llm-make-model
 tokenizer=$root/../shared/models/qwen2-tiny
 use_node=1
+shape=qwen2.5-0.5b
 models=()
 
 need_arg() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value"; }
@@ -69,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --repeat) need_arg "$@"; repeat=$2; shift 2 ;;
     --threads) need_arg "$@"; threads=$2; shift 2 ;;
     --types) need_arg "$@"; types=$2; shift 2 ;;
+    --shape) need_arg "$@"; shape=$2; shift 2 ;;
     --kv) need_arg "$@"; kv=$2; shift 2 ;;
     --out) need_arg "$@"; out=$2; shift 2 ;;
     --llm-bench) need_arg "$@"; llm_bench=$2; shift 2 ;;
@@ -115,10 +120,10 @@ if [[ ${#models[@]} -eq 0 ]]; then
     [[ -f $tokenizer/tokenizer.json ]] || die "no tokenizer.json in $tokenizer: pass --tokenizer DIR"
     mkdir -p "$out/models"
     for ty in $types; do
-        f=$out/models/qwen2.5-0.5b-$ty.gguf
+        f=$out/models/$shape-$ty.gguf
         if [[ ! -s $f ]]; then
             echo "making $f" >&2
-            "$make_model" --shape qwen2.5-0.5b --format gguf --gguf-type "$ty" \
+            "$make_model" --shape "$shape" --format gguf --gguf-type "$ty" --name "$shape-$ty" \
                 --tokenizer-from "$tokenizer" --out "$f.tmp" >"$out/logs/make-$ty.log" 2>&1 ||
                 { tail -5 "$out/logs/make-$ty.log" >&2; die "llm-make-model failed for $ty (log: $out/logs/make-$ty.log)"; }
             mv "$f.tmp" "$f"
@@ -163,7 +168,7 @@ for m in "${models[@]}"; do
         echo "$m, $t thread(s)" >&2
         for ((r = 1; r <= repeat; ++r)); do
             run libllm "$m" "$t" "$r" "$llm_bench" "$m" --threads "$t" --prompt "$prompt" \
-                --gen "$gen" --repeat 1 --kv "$kv" --json "${llm_extra[@]}"
+                --gen "$gen" --repeat 1 --kv "$kv" --json ${llm_extra[@]+"${llm_extra[@]}"}
             if ((use_node)); then
                 run node-llama-cpp "$m" "$t" "$r" "$node" "$here/llamacpp_bench.mjs" "$m" \
                     --threads "$t" --prompt "$prompt" --gen "$gen" --repeat 1
