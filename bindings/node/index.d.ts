@@ -46,8 +46,23 @@ export declare class LlmError extends Error {
   private constructor();
 }
 
-/** In-memory type of the weight matrices. */
-export type WeightType = 'auto' | 'f32' | 'bf16' | 'f16' | 'q8_0';
+/**
+ * In-memory type of the weight matrices (llm_weight_type_name in llm.h). The
+ * block-quantized types are those of GGUF files; 'auto' keeps the file's type.
+ */
+export type WeightType =
+  | 'auto'
+  | 'f32'
+  | 'bf16'
+  | 'f16'
+  | 'q8_0'
+  | 'q4_0'
+  | 'q4_1'
+  | 'q5_0'
+  | 'q5_1'
+  | 'q4_k'
+  | 'q5_k'
+  | 'q6_k';
 export type KvType = 'f32' | 'f16';
 
 /** What `signal` accepts: an AbortSignal (or anything shaped like one). */
@@ -61,7 +76,11 @@ export interface AbortSignalLike {
 export interface LoadOptions {
   /** tokenizer.bin of a llama2.c checkpoint (default: "tokenizer.bin" beside the model). */
   tokenizerPath?: string;
-  /** 'auto' (default) keeps the file's type; 'q8_0' quantizes at load. */
+  /**
+   * 'auto' (default) keeps the file's type; 'f16', 'q8_0', 'q4_k', ... convert
+   * fp32/fp16 weights at load (a matrix whose rows do not fit the type's blocks
+   * keeps its type; block-quantized GGUF weights are used as they are).
+   */
   weightType?: WeightType;
   /** Memory-map the file (default true) instead of reading it. */
   mmap?: boolean;
@@ -189,6 +208,14 @@ export declare class Model {
   readonly paramCount: number;
   readonly weightBytes: number;
   readonly weightType: Exclude<WeightType, 'auto'>;
+  /**
+   * The model file's metadata as text (a GGUF file's key-value pairs, numbers
+   * and booleans written out, arrays left out). Every model has
+   * 'general.architecture'. A new object on each read.
+   */
+  readonly metadata: Record<string, string>;
+  /** One metadata value, or undefined if the file has no such key. */
+  meta(key: string): string | undefined;
   readonly bos: number | null;
   readonly eos: number | null;
   readonly disposed: boolean;

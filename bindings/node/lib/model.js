@@ -33,7 +33,7 @@ class Model {
     const o = opt.optionsObject(options, 'options');
     const tokenizerPath = o.tokenizerPath === undefined || o.tokenizerPath === null ? null : opt.string(o.tokenizerPath, 'tokenizerPath');
     const weightName = o.weightType === undefined ? 'auto' : String(o.weightType).toLowerCase();
-    const weightType = binding.weightTypes[weightName];
+    const weightType = Object.hasOwn(binding.weightTypes, weightName) ? binding.weightTypes[weightName] : undefined;
     if (weightType === undefined)
       throw invalidArgument(`weightType must be one of ${Object.keys(binding.weightTypes).join(', ')}`);
     const mmap = opt.boolean(o.mmap, 'mmap', true);
@@ -54,9 +54,22 @@ class Model {
     }
   }
 
-  /** In-memory type of the matrices: 'f32', 'bf16', 'f16' or 'q8_0'. */
+  /** In-memory type of the matrices: 'f32', 'bf16', 'f16', 'q8_0', 'q4_k', ... */
   get weightType() {
     return weightTypeNames.get(this.#get('weightType'));
+  }
+
+  /**
+   * The model file's metadata as text, by key (a GGUF file's key-value pairs;
+   * every model has 'general.architecture'). A new object on each read.
+   */
+  get metadata() {
+    return Object.fromEntries(this.#live().metadata());
+  }
+
+  /** One metadata value, or undefined if the file has no such key. */
+  meta(key) {
+    return this.#live().meta(opt.string(key, 'key'));
   }
   /** BOS token id, or null. */
   get bos() {

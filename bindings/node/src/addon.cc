@@ -38,13 +38,15 @@ Napi::Object StatusTable(Napi::Env env) {
     return s;
 }
 
+// Weight types by name ("auto", "f32", ..., "q6_k"): the library's own name
+// table (llm_weight_type_name), which ends with the first unnamed value.
 Napi::Object WeightTypeTable(Napi::Env env) {
     Napi::Object w = Napi::Object::New(env);
-    w.Set("auto", LLM_WEIGHTS_AUTO);
-    w.Set("f32", LLM_WEIGHTS_F32);
-    w.Set("bf16", LLM_WEIGHTS_BF16);
-    w.Set("f16", LLM_WEIGHTS_F16);
-    w.Set("q8_0", LLM_WEIGHTS_Q8_0);
+    for (int32_t type = 0;; ++type) {
+        const char *name = llm_weight_type_name(type);
+        if (name[0] == '\0') break;
+        w.Set(name, type);
+    }
     return w;
 }
 

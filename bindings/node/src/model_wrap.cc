@@ -1,12 +1,14 @@
 #include "model_wrap.h"
 
 #include <string>
+#include <vector>
 
 #include "addon_data.h"
 #include "args.h"
 #include "errors.h"
 #include "handle_passing.h"
 #include "session_wrap.h"
+#include "sized_call.h"
 #include "text_ops.h"
 
 namespace llmnode {
@@ -83,6 +85,8 @@ Napi::Function ModelWrap::Define(Napi::Env env) {
                            InstanceMethod<&ModelWrap::FormatChat>("formatChat"),
                            InstanceMethod<&ModelWrap::IsEog>("isEog"),
                            InstanceMethod<&ModelWrap::IsSpecial>("isSpecial"),
+                           InstanceMethod<&ModelWrap::Metadata>("metadata"),
+                           InstanceMethod<&ModelWrap::Meta>("meta"),
                            InstanceMethod<&ModelWrap::CreateSession>("createSession"),
                            InstanceMethod<&ModelWrap::Dispose>("dispose"),
                        });
@@ -144,6 +148,48 @@ Napi::Value ModelWrap::IsEog(const Napi::CallbackInfo &info) {
 Napi::Value ModelWrap::IsSpecial(const Napi::CallbackInfo &info) {
     const llm_model *m = Get(info.Env());
     return Napi::Boolean::New(info.Env(), llm_token_is_special(m, Int32Arg(info, 0)) != 0);
+}
+
+// metadata(): [key, value][] in key order (lib/ makes the object).
+Napi::Value ModelWrap::Metadata(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    const llm_model *m = Get(env);
+    const int32_t count = llm_model_meta_count(m);
+    Napi::Array out = Napi::Array::New(env, static_cast<size_t>(count));
+    std::vector<char> key(64), value(64);
+    for (int32_t i = 0; i < count; ++i) {
+        llm_status s = CallSized(key, [&](char *buf, size_t cap, size_t *n) {
+            return llm_model_meta_key(m, i, buf, cap, n);
+        });
+        if (s != LLM_OK) ThrowLast(env, s);
+        const std::string name(key.data(), key.size());
+        s = CallSized(value, [&](char *buf, size_t cap, size_t *n) {
+            return llm_model_meta_value(m, name.c_str(), buf, cap, n);
+        });
+        if (s != LLM_OK) ThrowLast(env, s);
+        Napi::Array pair = Napi::Array::New(env, 2);
+        pair.Set(0u, Napi::String::New(env, name));
+        pair.Set(1u, Napi::String::New(env, value.data(), value.size()));
+        out.Set(static_cast<uint32_t>(i), pair);
+        key.resize(key.capacity()); // reuse the grown buffers
+        value.resize(value.capacity());
+    }
+    return out;
+}
+
+// meta(key: string): string | undefined (undefined: the file has no such key).
+Napi::Value ModelWrap::Meta(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    const llm_model *m = Get(env);
+    const std::string key = StringArg(info, 0);
+    if (key.find('\0') != std::string::npos) return env.Undefined(); // never a key
+    std::vector<char> value(64);
+    const llm_status s = CallSized(value, [&](char *buf, size_t cap, size_t *n) {
+        return llm_model_meta_value(m, key.c_str(), buf, cap, n);
+    });
+    if (s == LLM_ERR_NOT_FOUND) return env.Undefined();
+    if (s != LLM_OK) ThrowLast(env, s);
+    return Napi::String::New(env, value.data(), value.size());
 }
 
 // createSession(contextLength: number, threads: number, kvType: number): NativeSession

@@ -26,6 +26,8 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Value FormatChat(const Napi::CallbackInfo &info);
     Napi::Value IsEog(const Napi::CallbackInfo &info);
     Napi::Value IsSpecial(const Napi::CallbackInfo &info);
+    Napi::Value Metadata(const Napi::CallbackInfo &info);
+    Napi::Value Meta(const Napi::CallbackInfo &info);
     Napi::Value CreateSession(const Napi::CallbackInfo &info);
     void Dispose(const Napi::CallbackInfo &info);
 

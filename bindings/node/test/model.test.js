@@ -44,6 +44,38 @@ test('q8_0 weights on request', async () => {
   assert.equal(model.weightType, 'q8_0');
 });
 
+test('every weight type of llm.h is accepted by name', async () => {
+  const binding = require('../lib/binding');
+  const names = ['auto', 'f32', 'bf16', 'f16', 'q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'q4_k', 'q5_k', 'q6_k'];
+  assert.deepEqual(Object.keys(binding.weightTypes), names); // llm_weight_type_name's table
+  assert.deepEqual(Object.values(binding.weightTypes), names.map((_, i) => i));
+  // stories260K's rows hold 64 values: a 32-value block type converts them,
+  // the 256-value k-quant blocks do not fit and the weights stay fp32.
+  const model = await Model.load(paths.stories, { tokenizerPath: paths.tok512, weightType: 'Q4_0' });
+  assert.equal(model.weightType, 'q4_0');
+  const kquant = await Model.load(paths.stories, { tokenizerPath: paths.tok512, weightType: 'q4_k' });
+  assert.equal(kquant.weightType, 'f32');
+  await assert.rejects(Model.load(paths.stories, { weightType: 'q4_k_m' }), isCode(Status.INVALID_ARGUMENT));
+  await assert.rejects(Model.load(paths.stories, { weightType: 'constructor' }), isCode(Status.INVALID_ARGUMENT));
+});
+
+test('metadata: every model names its architecture', async () => {
+  const model = await loadStories();
+  const metadata = model.metadata;
+  assert.equal(metadata['general.architecture'], 'llama');
+  assert.deepEqual(Object.keys(metadata), Object.keys(metadata).sort()); // in key order
+  for (const [key, value] of Object.entries(metadata)) assert.equal(model.meta(key), value);
+  assert.notEqual(model.metadata, metadata); // a copy on each read
+  assert.equal(model.meta('general.architecture'), 'llama');
+  assert.equal(model.meta('no.such.key'), undefined);
+  assert.equal(model.meta('general.architecture\0x'), undefined);
+  assert.equal(model.meta(''), undefined);
+  assert.throws(() => model.meta(42), isCode(Status.INVALID_ARGUMENT));
+  model.dispose();
+  assert.throws(() => model.metadata, /disposed/);
+  assert.throws(() => model.meta('general.architecture'), /disposed/);
+});
+
 test('tokenize matches run.c encode() for the golden prompts', async () => {
   const model = await loadStories();
   for (const g of storiesGoldens()) {

@@ -1,5 +1,5 @@
 // Compiled (not run) by types.test.js: index.d.ts must describe the API as used here.
-import { Generation, LlmError, Model, Session, Status, StopReason, systemInfo, version } from 'libllm';
+import { Generation, LlmError, Model, Session, Status, StopReason, WeightType, systemInfo, version } from 'libllm';
 
 async function main(): Promise<string> {
   const model: Model = await Model.load('stories260K.bin', { tokenizerPath: 'tok512.bin', weightType: 'q8_0', mmap: true });
@@ -8,6 +8,10 @@ async function main(): Promise<string> {
   const piece: Uint8Array = model.tokenPiece(ids[1]);
   const facts: number = model.vocabSize + model.contextLength + model.layerCount + piece.length;
   const bos: number | null = model.bos;
+  const metadata: Record<string, string> = model.metadata;
+  const arch: string | undefined = model.meta('general.architecture');
+  const weightType: WeightType = model.weightType;
+  const quantized = await Model.load('stories260K.bin', { weightType: 'q4_k' });
 
   const session: Session = model.createSession({ contextLength: 256, threads: 1, kvType: 'f16' });
   const controller = new AbortController();
@@ -36,7 +40,8 @@ async function main(): Promise<string> {
   }
   session.dispose();
   model.dispose();
-  return `${version} ${systemInfo} ${facts} ${bos} ${reason} ${tokens.length} ${whole} ${position} ${story}`;
+  quantized.dispose();
+  return `${version} ${systemInfo} ${facts} ${bos} ${metadata['general.name']} ${arch} ${weightType} ${reason} ${tokens.length} ${whole} ${position} ${story}`;
 }
 
 main();
