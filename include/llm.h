@@ -111,10 +111,10 @@ extern "C" {
 #define LLM_VERSION_MAJOR 1
 #define LLM_VERSION_MINOR 3
 #define LLM_VERSION_PATCH 0
-#define LLM_VERSION_STRING "1.2.0"
+#define LLM_VERSION_STRING "1.3.0"
 #define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
 
-/* "1.2.0": static storage, never NULL. */
+/* "1.3.0": static storage, never NULL. */
 LLM_API const char *llm_version(void);
 /* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
 LLM_API int32_t llm_version_number(void);
@@ -239,7 +239,8 @@ LLM_API int64_t llm_model_n_params(const llm_model *model);
 LLM_API int64_t llm_model_weight_bytes(const llm_model *model);
 /* LLM_WEIGHTS_* actually in use for the matrices. */
 LLM_API int32_t llm_model_weight_type(const llm_model *model);
-/* Architecture name: "llama" or "qwen2". Static storage, never NULL. */
+/* Architecture name: "llama", "qwen2" or (since 1.3) "qwen3". Static
+ * storage, never NULL. */
 LLM_API const char *llm_model_arch(const llm_model *model);
 /* The model file's metadata, as text (since 1.3). A GGUF file's key-value
  * pairs: strings as they are, numbers and booleans written out ("0.5",

@@ -156,7 +156,7 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
     LLM_VERSION_MAJOR = 1,
     LLM_VERSION_MINOR = 3,
     LLM_VERSION_PATCH = 0,
-    LLM_VERSION_STRING = "1.2.0",
+    LLM_VERSION_STRING = "1.3.0",
     LLM_VERSION_NUMBER = 10300,
     LLM_OK = 0,
     LLM_ERR_INVALID_ARGUMENT = -1,

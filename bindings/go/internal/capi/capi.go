@@ -350,7 +350,7 @@ func swigStatusError(pair string) error {
 const LLM_VERSION_MAJOR int = 1
 const LLM_VERSION_MINOR int = 3
 const LLM_VERSION_PATCH int = 0
-const LLM_VERSION_STRING string = "1.2.0"
+const LLM_VERSION_STRING string = "1.3.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981())
