@@ -44,6 +44,9 @@ options:
 
 environment:
   LLAMA_BENCH        path of llama-bench from a llama.cpp build (optional peer)
+  LLAMA_QUANTIZE     path of llama-quantize: made files of quantized types are
+                     then quantized by it from the made f32 file, instead of
+                     written by llm-make-model
   NODE               node binary (default: node on PATH)
   LLM_BENCH_ARGS     more arguments for llm-bench (e.g. "--probe-mb 256")
 EOF
@@ -118,17 +121,27 @@ runs=$out/runs.jsonl
 if [[ ${#models[@]} -eq 0 ]]; then
     [[ -x $make_model ]] || die "no llm-make-model at $make_model: build it or pass --make-model PATH (or give GGUF files)"
     [[ -f $tokenizer/tokenizer.json ]] || die "no tokenizer.json in $tokenizer: pass --tokenizer DIR"
+    quantize=${LLAMA_QUANTIZE:-}
+    [[ -z $quantize || -x $quantize ]] || die "LLAMA_QUANTIZE=$quantize is not an executable file"
     mkdir -p "$out/models"
-    for ty in $types; do
-        f=$out/models/$shape-$ty.gguf
-        if [[ ! -s $f ]]; then
-            echo "making $f" >&2
+    make_file() { # make_file TYPE FILE
+        local ty=$1 f=$2 log=$out/logs/make-$1.log
+        [[ -s $f ]] && return 0
+        echo "making $f" >&2
+        if [[ -n $quantize && $ty != f32 && $ty != f16 && $ty != bf16 ]]; then
+            make_file f32 "$out/models/$shape-f32.gguf"
+            "$quantize" "$out/models/$shape-f32.gguf" "$f.tmp" "$(tr a-z A-Z <<<"$ty")" >"$log" 2>&1 ||
+                { tail -5 "$log" >&2; die "llama-quantize failed for $ty (log: $log)"; }
+        else
             "$make_model" --shape "$shape" --format gguf --gguf-type "$ty" --name "$shape-$ty" \
-                --tokenizer-from "$tokenizer" --out "$f.tmp" >"$out/logs/make-$ty.log" 2>&1 ||
-                { tail -5 "$out/logs/make-$ty.log" >&2; die "llm-make-model failed for $ty (log: $out/logs/make-$ty.log)"; }
-            mv "$f.tmp" "$f"
+                --tokenizer-from "$tokenizer" --out "$f.tmp" >"$log" 2>&1 ||
+                { tail -5 "$log" >&2; die "llm-make-model failed for $ty (log: $log)"; }
         fi
-        models+=("$f")
+        mv "$f.tmp" "$f"
+    }
+    for ty in $types; do
+        make_file "$ty" "$out/models/$shape-$ty.gguf"
+        models+=("$out/models/$shape-$ty.gguf")
     done
 fi
 for m in "${models[@]}"; do
@@ -145,20 +158,30 @@ run() {
     local log
     log=$out/logs/$(basename "$model" .gguf)-$tool-t$t-r$turn
     echo "  $tool: $*" >&2
-    if ! "$@" >"$log.out" 2>"$log.err"; then
+    # The child's CPU time over its wall time, load included: the only
+    # sign from llama-bench of whether its threads had their cores.
+    if ! python3 -c '
+import json, resource, subprocess, sys, time
+t0 = time.monotonic()
+with open(sys.argv[1] + ".out", "w") as out, open(sys.argv[1] + ".err", "w") as err:
+    rc = subprocess.call(sys.argv[2:], stdout=out, stderr=err)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+json.dump({"cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": time.monotonic() - t0},
+          open(sys.argv[1] + ".time", "w"))
+sys.exit(rc)' "$log" "$@"; then
         tail -15 "$log.err" >&2
         die "$tool failed on $model with $t threads (logs: $log.err)"
     fi
-    python3 - "$tool" "$model" "$t" "$turn" "$log.out" >>"$runs" <<'EOF'
+    python3 - "$tool" "$model" "$t" "$turn" "$log" >>"$runs" <<'EOF'
 import json, sys
-tool, model, threads, turn, path = sys.argv[1:]
-text = open(path).read().strip()
+tool, model, threads, turn, log = sys.argv[1:]
+text = open(log + ".out").read().strip()
 try:
     data = json.loads(text) if tool == "llama-bench" else json.loads(text.splitlines()[-1])
 except (ValueError, IndexError):
-    sys.exit(f"compare.sh: {tool} printed no JSON (see {path})")
+    sys.exit(f"compare.sh: {tool} printed no JSON (see {log}.out)")
 print(json.dumps({"tool": tool, "file": model, "threads": int(threads), "turn": int(turn),
-                  "result": data}))
+                  "process": json.load(open(log + ".time")), "result": data}))
 EOF
 }
 
@@ -286,6 +309,8 @@ for r in runs:
                                f"{test.get('build_number', '?')}, KV {test.get('type_k', '?')})")
         if set(got) != {"prefill", "decode"}:
             fail(f"llama-bench gave no pp/tg pair for {fname}")
+        p = r["process"]
+        busy.setdefault(tool, []).append(p["cpu_s"] / p["wall_s"] / t)
     else:
         fail(f"unknown tool {tool}")
     for test, v in got.items():
@@ -344,7 +369,8 @@ md.append(f"Prefill: {prompt} tokens as one batch; decode: {gen} tokens generate
 md.append("")
 for k in ["libllm"] + peers:
     share = report["cpu_share"].get(k)
-    extra = f"; busy {share[0]:.2f}-{share[1]:.2f} of its threads' time" if share else ""
+    whole = " (whole process, model load and warm-up included)" if k == "llama-bench" else ""
+    extra = f"; busy {share[0]:.2f}-{share[1]:.2f} of its threads' time{whole}" if share else ""
     md.append(f"- {k}: {peer_info[k]}{extra}")
 low = {k: v[0] for k, v in report["cpu_share"].items() if v[0] < 0.9}
 if low:
