@@ -263,7 +263,10 @@ int32_t llm_model_weight_type(const llm_model *model) {
 
 const char *llm_model_arch(const llm_model *model) {
     if (!model) return "";
-    return model->model->config.arch == "qwen2" ? "qwen2" : "llama";
+    const std::string &arch = model->model->config.arch;
+    for (const char *known : {"qwen2", "qwen3"})
+        if (arch == known) return known;
+    return "llama";
 }
 
 int32_t llm_model_meta_count(const llm_model *model) {

@@ -125,6 +125,14 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
             add_bias(&k_[t * kv_dim], lw.bk.data, kv_dim);
             add_bias(&v_[t * kv_dim], lw.bv.data, kv_dim);
         }
+        if (cfg_.qk_norm) {
+            for (int32_t h = 0; h < cfg_.n_heads; ++h)
+                rmsnorm(&q_[t * q_dim + h * hd], &q_[t * q_dim + h * hd], lw.q_norm.data, hd,
+                        cfg_.norm_eps);
+            for (int32_t h = 0; h < cfg_.n_kv_heads; ++h)
+                rmsnorm(&k_[t * kv_dim + h * hd], &k_[t * kv_dim + h * hd], lw.k_norm.data, hd,
+                        cfg_.norm_eps);
+        }
         const float *cs = &rope_cs_[t * hd];
         rope(&q_[t * q_dim], cfg_.n_heads, hd, cs, interleaved);
         rope(&k_[t * kv_dim], cfg_.n_kv_heads, hd, cs, interleaved);
@@ -221,7 +229,8 @@ int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, flo
         for (int64_t t = 0; t < b; ++t) {
             matrix_row_f32(model_.weights.token_embedding, tokens[done + t], &x_[t * dim]);
             rope_angles(&rope_cs_[t * cfg_.head_dim], cfg_.head_dim, pos + static_cast<int32_t>(t),
-                        cfg_.rope_theta);
+                        cfg_.rope_theta,
+                        cfg_.rope_freq_divisors.empty() ? nullptr : cfg_.rope_freq_divisors.data());
         }
         for (int32_t l = 0; l < cfg_.n_layers; ++l) {
             if (cancel && cancel->load(std::memory_order_relaxed)) return done;

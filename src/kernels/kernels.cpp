@@ -557,10 +557,12 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
         job(0, n_kv_heads * blocks, 0);
 }
 
-void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta) {
+void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta,
+                 const float *divisors) {
     for (int64_t i = 0; i < head_dim / 2; ++i) {
         float freq =
             1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(head_dim));
+        if (divisors) freq /= divisors[i];
         float val = static_cast<float>(pos) * freq;
         cos_sin[2 * i] = std::cos(val);
         cos_sin[2 * i + 1] = std::sin(val);

@@ -90,7 +90,9 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
 // cos_sin holds head_dim/2 (cos, sin) pairs for this position.
 void rope(float *x, int64_t n_heads, int64_t head_dim, const float *cos_sin, bool interleaved);
 
-// cos_sin[2i], cos_sin[2i+1] = cos, sin of pos * theta^(-2i/head_dim).
-void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta);
+// cos_sin[2i], cos_sin[2i+1] = cos, sin of pos * theta^(-2i/head_dim) /
+// divisors[i] (divisors may be null: all 1).
+void rope_angles(float *cos_sin, int64_t head_dim, int32_t pos, float theta,
+                 const float *divisors = nullptr);
 
 } // namespace llm

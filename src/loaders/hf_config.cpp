@@ -119,6 +119,44 @@ void check_sliding_window(const Fields &f, int64_t n_layers, int64_t max_positio
                         std::to_string(max_positions) + " positions)");
 }
 
+// Llama 3's rope_scaling ({"rope_type": "llama3", "factor",
+// "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+// as the divisor of each frequency, per transformers'
+// _compute_llama3_parameters: wavelengths shorter than original / high_freq
+// keep their frequency, longer than original / low_freq are divided by
+// factor, and those between blend the two. Other types are refused by name.
+std::vector<float> rope_scaling_divisors(const Json &scaling, const std::string &path,
+                                         int64_t head_dim, double theta) {
+    if (!scaling.is_object()) fail(LLM_ERR_FORMAT, path, ": \"rope_scaling\" is not an object");
+    const Fields f(scaling, path);
+    const std::string type = f.string("rope_type", f.string("type", ""));
+    if (type == "default") return {};
+    if (type != "llama3") unsupported(path, "rope_scaling", scaling.dump());
+    const double factor = f.number("factor", 8.0), low = f.number("low_freq_factor", 1.0),
+                 high = f.number("high_freq_factor", 4.0),
+                 original = f.number("original_max_position_embeddings", 8192.0);
+    if (!(factor >= 1.0 && factor < 1e6) || !(low > 0.0) || !(high > low) ||
+        !(original >= 1.0 && original < 1e9))
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": rope_scaling ", scaling.dump(),
+             " needs factor >= 1, 0 < low_freq_factor < high_freq_factor and a positive "
+             "original_max_position_embeddings");
+    const double pi = 3.14159265358979323846;
+    std::vector<float> divisors(static_cast<size_t>(head_dim / 2));
+    for (int64_t i = 0; i < head_dim / 2; ++i) {
+        const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / head_dim);
+        const double wavelen = 2 * pi / freq;
+        double scaled = freq;
+        if (wavelen > original / low) {
+            scaled = freq / factor;
+        } else if (wavelen >= original / high) {
+            const double smooth = (original / wavelen - low) / (high - low);
+            scaled = (1 - smooth) * freq / factor + smooth * freq;
+        }
+        divisors[static_cast<size_t>(i)] = static_cast<float>(freq / scaled);
+    }
+    return divisors;
+}
+
 } // namespace
 
 HfConfig parse_hf_config(const std::string &json_text, const std::string &path) {
@@ -128,9 +166,10 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
 
     const std::string model_type = f.string("model_type", "");
     if (model_type.empty()) fail(LLM_ERR_FORMAT, path, ": no \"model_type\"");
-    if (model_type != "qwen2" && model_type != "llama")
-        unsupported(path, "model_type", "\"" + model_type + "\" (libllm reads qwen2 and llama)");
-    const bool qwen2 = model_type == "qwen2";
+    if (model_type != "qwen2" && model_type != "qwen3" && model_type != "llama")
+        unsupported(path, "model_type",
+                    "\"" + model_type + "\" (libllm reads qwen2, qwen3 and llama)");
+    const bool qwen2 = model_type == "qwen2", qwen3 = model_type == "qwen3";
 
     if (const Json *arch = f.get("architectures")) {
         bool causal_lm = false;
@@ -143,11 +182,12 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
     }
     if (f.has("quantization_config"))
         unsupported(path, "quantization_config", "(pre-quantized weights)");
-    if (f.has("rope_scaling")) unsupported(path, "rope_scaling", f.get("rope_scaling")->dump());
+
     const std::string act = f.string("hidden_act", "silu");
     if (act != "silu") unsupported(path, "hidden_act", "\"" + act + "\" (only silu)");
+    const bool attention_bias = qwen2 || f.boolean("attention_bias", false);
     if (!qwen2) {
-        if (f.boolean("attention_bias", false)) unsupported(path, "attention_bias", "true");
+        if (attention_bias && !qwen3) unsupported(path, "attention_bias", "true");
         if (f.boolean("mlp_bias", false)) unsupported(path, "mlp_bias", "true");
     }
 
@@ -193,7 +233,7 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
     const double eps = f.number("rms_norm_eps", 1e-6);
     if (!(eps > 0.0 && eps < 1.0))
         fail(LLM_ERR_BAD_DIMENSIONS, path, ": rms_norm_eps ", eps, " is outside (0, 1)");
-    if (qwen2) check_sliding_window(f, layers, max_pos);
+    if (qwen2 || qwen3) check_sliding_window(f, layers, max_pos);
 
     c.dim = static_cast<int32_t>(dim);
     c.hidden_dim = static_cast<int32_t>(hidden);
@@ -206,7 +246,11 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
     c.rope_theta = static_cast<float>(theta);
     c.norm_eps = static_cast<float>(eps);
     c.rope_style = RopeStyle::HalfSplit;
-    c.qkv_bias = qwen2; // Qwen2 always has q/k/v biases, Llama (attention_bias false) none
+    // Qwen2 always has q/k/v biases; Qwen3 as attention_bias says; Llama none.
+    c.qkv_bias = attention_bias;
+    c.qk_norm = qwen3;
+    if (const Json *scaling = f.get("rope_scaling"))
+        c.rope_freq_divisors = rope_scaling_divisors(*scaling, path, head_dim, theta);
     out.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
     out.eos_token_ids = eos_ids(f);
     return out;

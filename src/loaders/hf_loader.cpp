@@ -104,6 +104,10 @@ void bind_weights(const SafetensorsSet &set, const HfConfig &hc, Model &model) {
         l.wq = b.matrix(p + "self_attn.q_proj.weight", q_dim, dim);
         l.wk = b.matrix(p + "self_attn.k_proj.weight", kv_dim, dim);
         l.wv = b.matrix(p + "self_attn.v_proj.weight", kv_dim, dim);
+        if (c.qk_norm) {
+            l.q_norm = b.vector(p + "self_attn.q_norm.weight", c.head_dim);
+            l.k_norm = b.vector(p + "self_attn.k_norm.weight", c.head_dim);
+        }
         if (c.qkv_bias) {
             l.bq = b.vector(p + "self_attn.q_proj.bias", q_dim);
             l.bk = b.vector(p + "self_attn.k_proj.bias", kv_dim);

@@ -29,7 +29,8 @@ template <typename F> void for_each_matrix(const ModelWeights &w, F f) {
 }
 template <typename F> void for_each_vector(const ModelWeights &w, F f) {
     for (const auto &l : w.layers)
-        for (const Vector *v : {&l.attn_norm, &l.ffn_norm, &l.bq, &l.bk, &l.bv})
+        for (const Vector *v :
+             {&l.attn_norm, &l.ffn_norm, &l.bq, &l.bk, &l.bv, &l.q_norm, &l.k_norm})
             f(*v);
     f(w.final_norm);
 }
@@ -79,6 +80,15 @@ void validate_weights(const Model &model) {
     if (c.head_dim % 2 != 0) fail(LLM_ERR_BAD_DIMENSIONS, "head_dim ", c.head_dim, " is odd");
     if (!(c.norm_eps > 0.0f) || !(c.rope_theta > 0.0f))
         fail(LLM_ERR_BAD_DIMENSIONS, "rms_norm_eps and rope_theta must be positive");
+    if (!c.rope_freq_divisors.empty()) {
+        if (c.rope_freq_divisors.size() != static_cast<size_t>(c.head_dim / 2))
+            fail(LLM_ERR_BAD_DIMENSIONS, "RoPE has ", c.rope_freq_divisors.size(),
+                 " frequency divisors, expected head_dim / 2 = ", c.head_dim / 2);
+        for (float d : c.rope_freq_divisors)
+            if (!(d > 0.0f && d < 1e30f))
+                fail(LLM_ERR_BAD_DIMENSIONS, "RoPE frequency divisor ", d,
+                     " is not a positive number");
+    }
     const ModelWeights &w = model.weights;
     expect_matrix(w.token_embedding, c.vocab_size, c.dim, "token_embedding");
     expect_matrix(w.classifier, c.vocab_size, c.dim, "classifier");
@@ -97,6 +107,10 @@ void validate_weights(const Model &model) {
         expect_matrix(l.w_gate, c.hidden_dim, c.dim, p + "w_gate");
         expect_matrix(l.w_up, c.hidden_dim, c.dim, p + "w_up");
         expect_matrix(l.w_down, c.dim, c.hidden_dim, p + "w_down");
+        if (c.qk_norm) {
+            expect_vector(l.q_norm, c.head_dim, p + "q_norm");
+            expect_vector(l.k_norm, c.head_dim, p + "k_norm");
+        }
         if (c.qkv_bias) {
             expect_vector(l.bq, c.q_dim(), p + "bq");
             expect_vector(l.bk, c.kv_dim(), p + "bk");

@@ -24,7 +24,7 @@ enum class RopeStyle {
 };
 
 struct ModelConfig {
-    std::string arch;       // "llama" or "qwen2"
+    std::string arch;       // "llama", "qwen2" or "qwen3"
     int32_t dim = 0;        // hidden size (residual stream width)
     int32_t hidden_dim = 0; // FFN inner width
     int32_t n_layers = 0;
@@ -37,19 +37,27 @@ struct ModelConfig {
     float norm_eps = 1e-5f;
     RopeStyle rope_style = RopeStyle::Interleaved;
     bool qkv_bias = false;
+    // A per-head RMSNorm on q and on k after their projection and before
+    // RoPE (Qwen3), with weights LayerWeights::q_norm, k_norm.
+    bool qk_norm = false;
+    // Empty, or head_dim / 2 divisors of RoPE's frequencies: pair i turns at
+    // theta^(-2i/head_dim) / rope_freq_divisors[i] (Llama 3's rope scaling;
+    // GGUF's rope_freqs.weight holds them as they are).
+    std::vector<float> rope_freq_divisors;
 
     int32_t q_dim() const { return n_heads * head_dim; }
     int32_t kv_dim() const { return n_kv_heads * head_dim; }
 };
 
 struct LayerWeights {
-    Vector attn_norm;    // [dim]
-    Matrix wq, wk, wv;   // [q_dim x dim], [kv_dim x dim], [kv_dim x dim]
-    Vector bq, bk, bv;   // biases, empty unless config.qkv_bias
-    Matrix wo;           // [dim x q_dim]
-    Vector ffn_norm;     // [dim]
-    Matrix w_gate, w_up; // [hidden x dim] (llama2.c w1, w3)
-    Matrix w_down;       // [dim x hidden] (llama2.c w2)
+    Vector attn_norm;      // [dim]
+    Matrix wq, wk, wv;     // [q_dim x dim], [kv_dim x dim], [kv_dim x dim]
+    Vector bq, bk, bv;     // biases, empty unless config.qkv_bias
+    Vector q_norm, k_norm; // [head_dim], empty unless config.qk_norm
+    Matrix wo;             // [dim x q_dim]
+    Vector ffn_norm;       // [dim]
+    Matrix w_gate, w_up;   // [hidden x dim] (llama2.c w1, w3)
+    Matrix w_down;         // [dim x hidden] (llama2.c w2)
 };
 
 struct ModelWeights {

@@ -2,6 +2,8 @@
 // defaults, and every unsupported or absurd field named in its error.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "loaders/hf_config.h"
 #include "support/engine_helpers.h"
 #include "support/test_support.h"
@@ -213,4 +215,54 @@ TEST_CASE("hf config: malformed files are FORMAT errors", "[hf][config][bad]") {
     CHECK(parse_error(j).status() == LLM_ERR_FORMAT);
     CHECK_THAT(text_error(R"({"model_type":"qwen2","model_type":"llama"})").what(),
                Catch::Contains("duplicate"));
+}
+
+TEST_CASE("hf config: qwen3 (explicit head_dim, q/k norms, no biases)", "[hf][config]") {
+    auto j = qwen2_tiny_config();
+    j["model_type"] = "qwen3";
+    j["architectures"] = {"Qwen3ForCausalLM"};
+    j["head_dim"] = 32; // 4 heads x 32 = 128-wide q on a 64-wide model
+    auto hc = parse(j);
+    const llm::ModelConfig &c = hc.model;
+    CHECK(c.arch == "qwen3");
+    CHECK(c.qk_norm);
+    CHECK_FALSE(c.qkv_bias);
+    CHECK(c.q_dim() == 128);
+    CHECK(c.dim == 64);
+    CHECK(c.rope_style == llm::RopeStyle::HalfSplit);
+    j["attention_bias"] = true;
+    CHECK(parse(j).model.qkv_bias);
+}
+
+TEST_CASE("hf config: llama3 rope scaling becomes frequency divisors", "[hf][config]") {
+    auto j = read_json(shared_path("models/stories260K-hf/config.json"));
+    j["rope_theta"] = 500000.0;
+    j["rope_scaling"] = {{"rope_type", "llama3"},
+                         {"factor", 32.0},
+                         {"low_freq_factor", 1.0},
+                         {"high_freq_factor", 4.0},
+                         {"original_max_position_embeddings", 8192}};
+    j["head_dim"] = 64;
+    j["num_attention_heads"] = 1;
+    j["num_key_value_heads"] = 1;
+    const llm::ModelConfig c = parse(j).model;
+    REQUIRE(c.rope_freq_divisors.size() == 32);
+    // Short wavelengths keep their frequency, long ones are divided by the
+    // factor, and those between blend the two, rising with the wavelength.
+    CHECK(c.rope_freq_divisors.front() == Approx(1.0f));
+    CHECK(c.rope_freq_divisors.back() == Approx(32.0f));
+    const double pi = 3.14159265358979323846;
+    for (size_t i = 0; i < 32; ++i) {
+        const double wavelen = 2 * pi * std::pow(500000.0, 2.0 * i / 64);
+        const float d = c.rope_freq_divisors[i];
+        if (wavelen < 8192 / 4.0) CHECK(d == Approx(1.0f));
+        if (wavelen > 8192 / 1.0) CHECK(d == Approx(32.0f));
+        if (i > 0) CHECK(d >= c.rope_freq_divisors[i - 1]);
+    }
+    j["rope_scaling"] = {{"rope_type", "default"}};
+    CHECK(parse(j).model.rope_freq_divisors.empty());
+    j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 0.5}};
+    CHECK(parse_error(j).status() == LLM_ERR_BAD_DIMENSIONS);
+    j["rope_scaling"] = "llama3";
+    CHECK(parse_error(j).status() == LLM_ERR_FORMAT);
 }
