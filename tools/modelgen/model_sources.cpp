@@ -151,6 +151,10 @@ std::vector<TensorSource> peaked_tensors(const ModelSpec &spec, uint64_t seed) {
         } else {
             fail(LLM_ERR_INTERNAL, "no peaked scale for ", name);
         }
+        // qwen2-tiny's matrices take 64-wide inputs: wider ones scale by
+        // 8 / sqrt(width) so that products keep their size (else attention
+        // turns into a hard argmax that the least rounding flips).
+        if (t.shape.size() == 2) sd *= 8.0f / std::sqrt(static_cast<float>(t.cols()));
         // random_tensors' values are uniform with a known spread: rescale.
         const bool gain = ends_with(name, "norm.weight");
         const float base_offset = gain ? 1.0f : 0.0f;

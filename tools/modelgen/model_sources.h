@@ -24,7 +24,8 @@ std::vector<std::string> shape_names();
 std::vector<TensorSource> random_tensors(const ModelSpec &spec, uint64_t seed);
 // The same draws rescaled to shared/models/qwen2-tiny's "peaked" scales
 // (large q/k and final-norm gain, small residual stream: sharp attention
-// and logits with clear top-1 margins; shared/models/README.md).
+// and logits with clear top-1 margins; shared/models/README.md), matrices
+// scaled by 8 / sqrt(input width) beyond qwen2-tiny's 64.
 std::vector<TensorSource> peaked_tensors(const ModelSpec &spec, uint64_t seed);
 
 // The spec of a loaded model (tied as it is, or untied if `untie`).
