@@ -352,9 +352,13 @@ void hf_tokenizer_kv(Kv &kv, const std::string &dir, const ModelSpec &spec) {
         return it == ids.end() ? -1 : it->second;
     };
     // Like gguf-py's SpecialVocab: tokenizer_config.json first, the model's
-    // config ids where it names none.
+    // ids where it names none (the source's, else the folder's config.json).
     int32_t bos = id_of("bos_token"), eos = id_of("eos_token");
     if (bos < 0) bos = spec.bos;
+    const Json model_cfg = read_json(path_join(dir, "config.json"), false);
+    if (bos < 0 && model_cfg.is_object() && model_cfg.contains("bos_token_id") &&
+        model_cfg["bos_token_id"].is_number_integer())
+        bos = model_cfg["bos_token_id"].get<int32_t>();
     if (eos < 0 && !spec.eos.empty()) eos = spec.eos[0];
     const int32_t pad = id_of("pad_token");
     if (bos >= 0) kv.u32("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(bos));
