@@ -60,24 +60,7 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
         tokens_[id] = it.key();
         present_[id] = true;
     }
-    size_t slots = 16;
-    while (slots < tokens_.size() * 2)
-        slots *= 2;
-    index_.assign(slots, {0, -1});
-    for (size_t id = 0; id < tokens_.size(); ++id) {
-        if (!present_[id]) continue;
-        uint32_t h = string_hash(tokens_[id]);
-        size_t i = h & (slots - 1);
-        while (index_[i].id >= 0) // every string is new: vocab keys are unique
-            i = (i + 1) & (slots - 1);
-        index_[i] = {h, static_cast<int32_t>(id)};
-    }
-
-    for (int b = 0; b < 256; ++b) {
-        char name[8];
-        std::snprintf(name, sizeof name, "<0x%02X>", b);
-        fallback_ids_[b] = find(name);
-    }
+    build_index(); // vocab keys are unique: no repeats
 
     fuse_unk_ = hf_json::bool_or(model, "fuse_unk", false, w);
     byte_fallback_ = hf_json::bool_or(model, "byte_fallback", false, w);
@@ -98,10 +81,7 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
     const Where mw = w / "merges";
     const Json &merges = hf_json::as_array(hf_json::require(model, "merges", w), mw);
     if (merges.size() >= kNoRank) hf_json::bad(mw, "too many merges");
-    size_t capacity = 16;
-    while (capacity < merges.size() + merges.size() / 2)
-        capacity *= 2;
-    pairs_.assign(capacity, {kEmptyKey, 0, 0});
+    reserve_merges(merges.size());
     std::string left, right;
     for (size_t i = 0; i < merges.size(); ++i) {
         const Json &m = merges[i];
@@ -127,6 +107,75 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
                                     "' is not in the vocabulary");
         add_merge(l, r, static_cast<uint32_t>(i), merged);
     }
+}
+
+BpeModel::BpeModel(std::vector<std::string> tokens, const std::vector<std::string> &merges,
+                   bool ignore_merges, const std::string &where)
+    : tokens_(std::move(tokens)) {
+    std::fill(std::begin(byte_ids_), std::end(byte_ids_), -1);
+    std::fill(std::begin(fallback_ids_), std::end(fallback_ids_), -1);
+    ignore_merges_ = ignore_merges;
+    if (tokens_.size() >= static_cast<size_t>(INT32_MAX))
+        fail(LLM_ERR_FORMAT, where, ": too many tokens");
+    present_.assign(tokens_.size(), true);
+    int32_t repeated = build_index();
+    if (repeated >= 0)
+        fail(LLM_ERR_FORMAT, where, ": token ", repeated, " '",
+             tokens_[static_cast<size_t>(repeated)], "' repeats token ",
+             find(tokens_[static_cast<size_t>(repeated)]));
+    if (merges.size() >= kNoRank) fail(LLM_ERR_FORMAT, where, ": too many merges");
+    reserve_merges(merges.size());
+    for (size_t i = 0; i < merges.size(); ++i) {
+        const std::string &m = merges[i];
+        size_t space = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
+        if (space == std::string::npos)
+            fail(LLM_ERR_FORMAT, where, ": merge ", i, " '", m, "' is not two tokens");
+        std::string_view left(m.data(), space), right(m.data() + space + 1, m.size() - space - 1);
+        int32_t l = find(left), r = find(right);
+        int32_t merged = l < 0 || r < 0 ? -1 : find(std::string(left).append(right));
+        if (merged < 0)
+            fail(LLM_ERR_FORMAT, where, ": merge ", i, " '", m, "': '",
+                 l < 0   ? std::string(left)
+                 : r < 0 ? std::string(right)
+                         : std::string(left).append(right),
+                 "' is not a token");
+        add_merge(l, r, static_cast<uint32_t>(i), merged);
+    }
+}
+
+int32_t BpeModel::build_index() {
+    int32_t repeated = -1;
+    size_t slots = 16;
+    while (slots < tokens_.size() * 2)
+        slots *= 2;
+    index_.assign(slots, {0, -1});
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+        if (!present_[id]) continue;
+        uint32_t h = string_hash(tokens_[id]);
+        size_t i = h & (slots - 1);
+        bool seen = false;
+        for (; index_[i].id >= 0; i = (i + 1) & (slots - 1))
+            if (index_[i].hash == h && tokens_[static_cast<size_t>(index_[i].id)] == tokens_[id])
+                seen = true;
+        if (seen) { // the first id keeps the string
+            if (repeated < 0) repeated = static_cast<int32_t>(id);
+            continue;
+        }
+        index_[i] = {h, static_cast<int32_t>(id)};
+    }
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        fallback_ids_[b] = find(name);
+    }
+    return repeated;
+}
+
+void BpeModel::reserve_merges(size_t count) {
+    size_t capacity = 16;
+    while (capacity < count + count / 2)
+        capacity *= 2;
+    pairs_.assign(capacity, {kEmptyKey, 0, 0});
 }
 
 int32_t BpeModel::find(std::string_view token) const {

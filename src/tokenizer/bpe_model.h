@@ -20,6 +20,14 @@ class BpeModel {
   public:
     // Parses and validates the "model" object; `max_id` bounds every id.
     BpeModel(const hf_json::Json &model, int64_t max_id, const hf_json::Where &where);
+    // A vocabulary given as plain lists (GGUF's tokenizer.ggml.tokens and
+    // .merges): token i has id i; merge i is "left right", split at the
+    // first space after its first byte as llama.cpp does, and has rank i.
+    // No unk, no byte fallback. LLM_ERR_FORMAT, naming `where`, for a
+    // repeated token or the first merge whose parts or result are not
+    // tokens.
+    BpeModel(std::vector<std::string> tokens, const std::vector<std::string> &merges,
+             bool ignore_merges, const std::string &where);
 
     // One past the largest vocabulary id.
     int32_t size() const { return static_cast<int32_t>(tokens_.size()); }
@@ -33,6 +41,13 @@ class BpeModel {
     // Words will be raw bytes written in GPT-2's byte-level alphabet (the
     // ByteLevel pre-tokenizer): byte b starts as the token of its character.
     void use_byte_level_alphabet();
+    // After use_byte_level_alphabet: the first byte whose character is not
+    // a token, or -1 when every byte has one.
+    int missing_byte() const {
+        for (int b = 0; b < 256; ++b)
+            if (byte_ids_[b] < 0) return b;
+        return -1;
+    }
 
     // The word cache is shared by all threads: an encode call locks it for
     // its whole duration if it is free, and goes without it otherwise.
@@ -52,6 +67,10 @@ class BpeModel {
     };
     static constexpr uint64_t kEmptyKey = ~uint64_t{0};
 
+    // Fills index_ and fallback_ids_ from tokens_; returns the id of the
+    // first token that repeats an earlier one, or -1.
+    int32_t build_index();
+    void reserve_merges(size_t count);
     void add_merge(int32_t left, int32_t right, uint32_t rank, int32_t merged);
     const PairEntry *find_pair(int32_t left, int32_t right) const;
     void initial_symbols(std::string_view word, std::vector<int32_t> &symbols) const;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "common/error.h"
 #include "tokenizer/pair_merge.h"
+#include "tokenizer/replace_all.h"
 
 namespace llm {
 
@@ -27,6 +29,7 @@ int byte_piece_value(const std::string &p) {
 }
 
 const char *const kSpecialText[3] = {"<unk>", "<s>", "</s>"};
+const char kSpaceMarker[] = "\xe2\x96\x81"; // U+2581
 } // namespace
 
 std::unique_ptr<Llama2cTokenizer> Llama2cTokenizer::load(const MappedFile &file,
@@ -69,12 +72,103 @@ std::unique_ptr<Llama2cTokenizer> Llama2cTokenizer::load(const MappedFile &file,
         tok->scores_.push_back(score);
         off += static_cast<size_t>(len);
     }
+    // llama2.c's conventions: <unk> <s> </s> at ids 0..2, <0xXX> pieces at
+    // ids 3..258 (a vocabulary too small to hold them falls back to <unk>),
+    // BOS/EOS pieces written "\n<s>\n" / "\n</s>\n".
+    tok->kinds_.assign(static_cast<size_t>(vocab_size), SpmPieceKind::Normal);
+    std::vector<AddedToken> specials;
     for (int32_t i = 0; i < vocab_size; ++i) {
-        const std::string &s = tok->pieces_[static_cast<size_t>(i)];
-        tok->index_.emplace(std::string_view(s), i); // first id wins on duplicates
-        tok->max_piece_bytes_ = std::max(tok->max_piece_bytes_, s.size());
+        const std::string &piece = tok->pieces_[static_cast<size_t>(i)];
+        if (i < 3) {
+            tok->kinds_[static_cast<size_t>(i)] =
+                i == 0 ? SpmPieceKind::Unknown : SpmPieceKind::Control;
+            AddedToken a;
+            a.id = i;
+            a.content = kSpecialText[i];
+            a.special = true;
+            specials.push_back(a);
+        } else if (byte_piece_value(piece) >= 0) {
+            tok->kinds_[static_cast<size_t>(i)] = SpmPieceKind::Byte;
+        }
     }
+    tok->matched_ = AddedTokenMatcher(std::move(specials));
+    for (int32_t i = 0; i < 3 && i < vocab_size; ++i)
+        tok->special_by_text_.emplace(kSpecialText[i], i);
+    for (int b = 0; b < 256; ++b)
+        tok->byte_ids_[b] = b + 3 < vocab_size ? b + 3 : 0;
+    tok->index_pieces();
+    tok->shown_ = tok->pieces_; // byte pieces show as their byte
+    for (size_t i = 0; i < tok->pieces_.size(); ++i)
+        if (tok->kinds_[i] == SpmPieceKind::Byte)
+            tok->shown_[i].assign(1, static_cast<char>(byte_piece_value(tok->pieces_[i])));
+    tok->piece_out_ = tok->pieces_;
+    tok->space_id_ = tok->lookup(" "); // SentencePiece's dummy prefix
     return tok;
+}
+
+std::unique_ptr<Llama2cTokenizer> Llama2cTokenizer::from_pieces(SpmVocab v, const SpmRules &rules) {
+    auto tok = std::unique_ptr<Llama2cTokenizer>(new Llama2cTokenizer());
+    const size_t n = v.pieces.size();
+    tok->rules_ = rules;
+    tok->pieces_ = std::move(v.pieces);
+    tok->scores_ = std::move(v.scores);
+    tok->scores_.resize(n, 0.0f);
+    tok->kinds_ = std::move(v.kinds);
+    tok->kinds_.resize(n, SpmPieceKind::Normal);
+    tok->bos_ = v.bos;
+    tok->eos_ = v.eos;
+    tok->add_bos_ = v.add_bos;
+    tok->add_eos_ = v.add_eos;
+    for (const AddedToken &a : v.matched)
+        tok->special_by_text_.emplace(a.content, a.id);
+    tok->matched_ = AddedTokenMatcher(std::move(v.matched));
+    tok->index_pieces();
+    for (size_t i = 0; i < n; ++i)
+        if (tok->index_.at(tok->pieces_[i]) != static_cast<int32_t>(i))
+            fail(LLM_ERR_FORMAT, "GGUF tokenizer.ggml.tokens: token ", i, " '", tok->pieces_[i],
+                 "' repeats token ", tok->index_.at(tok->pieces_[i]));
+    // A byte missing from the text's pieces is its <0xXX> piece, else the
+    // one-byte piece (as llama.cpp's byte_to_token), else <unk>.
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        int32_t id = tok->lookup(name);
+        if (id < 0) id = tok->lookup(std::string(1, static_cast<char>(b)));
+        tok->byte_ids_[b] = id >= 0 ? id : v.unk;
+    }
+    tok->shown_.assign(n, std::string());
+    for (size_t i = 0; i < n; ++i) {
+        const std::string &p = tok->pieces_[i];
+        std::string &shown = tok->shown_[i];
+        switch (tok->kinds_[i]) {
+        case SpmPieceKind::Normal:
+            if (!rules.space_marker || !replace_all(p, kSpaceMarker, " ", shown)) shown = p;
+            break;
+        case SpmPieceKind::Byte: {
+            int b = byte_piece_value(p);
+            if (b >= 0) shown.assign(1, static_cast<char>(b));
+            break;
+        }
+        case SpmPieceKind::Control:
+        case SpmPieceKind::Unknown:
+        case SpmPieceKind::UserDefined: shown = p; break;
+        case SpmPieceKind::Other: break;
+        }
+        tok->max_piece_bytes_ = std::max(tok->max_piece_bytes_, shown.size());
+    }
+    tok->piece_out_ = tok->shown_;
+    tok->space_id_ = -1; // the prefix is a character of the text (rules.space_marker)
+    return tok;
+}
+
+void Llama2cTokenizer::index_pieces() {
+    const size_t n = pieces_.size();
+    index_.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        const std::string &s = pieces_[i];
+        index_.emplace(std::string_view(s), static_cast<int32_t>(i)); // the first id wins
+        max_piece_bytes_ = std::max(max_piece_bytes_, s.size());
+    }
 }
 
 int32_t Llama2cTokenizer::lookup(std::string_view s) const {
@@ -83,15 +177,35 @@ int32_t Llama2cTokenizer::lookup(std::string_view s) const {
 }
 
 int32_t Llama2cTokenizer::find_special(std::string_view text) const {
-    for (int32_t i = 0; i < 3 && i < vocab_size(); ++i)
-        if (text == kSpecialText[i]) return i;
-    return -1;
+    auto it = special_by_text_.find(std::string(text));
+    return it == special_by_text_.end() ? -1 : it->second;
 }
 
-// Code points looked up one by one (byte fallback for unknown ones), as
-// llama2.c's encode() does before merging.
+// Characters looked up one by one, bytes for the unknown ones (as both
+// llama2.c's encode() and llama.cpp's resegment() end up doing), before
+// merging.
 void Llama2cTokenizer::encode_plain(std::string_view text, std::vector<int32_t> &out) const {
+    auto bytes = [&](std::string_view chars) {
+        for (char c : chars) {
+            int32_t id = byte_ids_[static_cast<uint8_t>(c)];
+            if (id >= 0) out.push_back(id);
+        }
+    };
     size_t n = text.size();
+    if (rules_.lead_byte_lengths) {
+        for (size_t i = 0; i < n;) {
+            uint8_t c = static_cast<uint8_t>(text[i]);
+            size_t len = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+            std::string_view ch = text.substr(i, std::min(len, n - i));
+            i += ch.size();
+            int32_t id = lookup(ch);
+            if (id >= 0)
+                out.push_back(id);
+            else
+                bytes(ch);
+        }
+        return;
+    }
     std::string buf;
     for (size_t i = 0; i < n; ++i) {
         unsigned char c = static_cast<unsigned char>(text[i]);
@@ -101,23 +215,17 @@ void Llama2cTokenizer::encode_plain(std::string_view text, std::vector<int32_t> 
             i + 1 < n && (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80;
         if (next_is_continuation && buf.size() < 4) continue;
         int32_t id = lookup(buf);
-        if (id >= 0) {
+        if (id >= 0)
             out.push_back(id);
-        } else {
-            // <0xXX> pieces sit at ids 3..258; a vocabulary too small to hold
-            // them falls back to <unk> (id 0).
-            for (unsigned char b : buf) {
-                int32_t byte_id = static_cast<int32_t>(b) + 3;
-                out.push_back(byte_id < vocab_size() ? byte_id : 0);
-            }
-        }
+        else
+            bytes(buf);
         buf.clear();
     }
 }
 
 // Repeatedly merge the adjacent pair whose concatenation is the
-// best-scoring piece (leftmost on ties): llama2.c's rule, with a heap
-// instead of its O(n^2) rescans, with the same result.
+// best-scoring piece (leftmost on ties): llama2.c's and llama.cpp's rule,
+// with a heap instead of llama2.c's O(n^2) rescans, with the same result.
 void Llama2cTokenizer::merge(std::vector<int32_t> &ids) const {
     std::string joined;
     merge_pairs<float>(ids, [&](int32_t left, int32_t right, float &priority, int32_t &merged) {
@@ -133,51 +241,54 @@ void Llama2cTokenizer::merge(std::vector<int32_t> &ids) const {
 std::vector<int32_t> Llama2cTokenizer::encode(std::string_view text, bool add_special,
                                               bool parse_special) const {
     std::vector<int32_t> out;
-    if (add_special) out.push_back(bos());
+    if (add_special && add_bos_ && bos_ >= 0) out.push_back(bos_);
     std::vector<int32_t> run;
-    if (!text.empty()) {
-        int32_t space = lookup(" "); // SentencePiece's dummy prefix, merged with what follows
-        if (space >= 0) run.push_back(space);
-    }
+    if (rules_.add_space_prefix && !rules_.prefix_every_run && !text.empty() && space_id_ >= 0)
+        run.push_back(space_id_); // merged with what follows
     // Each plain run is merged on its own: merges never cross a special token.
-    auto finish_run = [&](std::string_view plain) {
-        encode_plain(plain, run);
+    auto finish_run = [&] {
         merge(run);
         out.insert(out.end(), run.begin(), run.end());
         run.clear();
     };
-    size_t start = 0;
-    for (size_t i = 0; parse_special && i < text.size();) {
-        int32_t special = text[i] == '<' ? find_special_prefix(text.substr(i)) : -1;
-        if (special < 0) {
-            ++i;
+    std::vector<AddedTokenMatcher::Segment> segments;
+    matched_.split(text, parse_special, segments);
+    const char *space = rules_.space_marker ? kSpaceMarker : " ";
+    bool after_special = true;
+    std::string buf, escaped;
+    for (const auto &seg : segments) {
+        if (seg.id >= 0) {
+            finish_run();
+            out.push_back(seg.id);
+            after_special = true;
             continue;
         }
-        finish_run(text.substr(start, i - start));
-        out.push_back(special);
-        i += std::strlen(kSpecialText[special]);
-        start = i;
+        std::string_view plain = seg.text;
+        const bool prefix = rules_.add_space_prefix && rules_.prefix_every_run && after_special;
+        if (prefix || rules_.space_marker) {
+            buf.assign(prefix ? space : "");
+            if (rules_.space_marker && replace_all(plain, " ", space, escaped))
+                buf += escaped;
+            else
+                buf.append(plain);
+            plain = buf;
+        }
+        encode_plain(plain, run);
+        after_special = false;
     }
-    finish_run(text.substr(start));
+    finish_run();
+    if (add_special && add_eos_ && eos_ >= 0) out.push_back(eos_);
     return out;
-}
-
-int32_t Llama2cTokenizer::find_special_prefix(std::string_view text) const {
-    for (int32_t s = 0; s < 3 && s < vocab_size(); ++s)
-        if (text.substr(0, std::strlen(kSpecialText[s])) == kSpecialText[s]) return s;
-    return -1;
 }
 
 void Llama2cTokenizer::decode_append(DecodeState &state, int32_t id, bool render_special,
                                      std::string &out) const {
     int32_t prev = state.prev;
     state.prev = id;
-    if (id < 0 || id >= vocab_size() || (is_special(id) && !render_special)) return;
-    const std::string &p = pieces_[static_cast<size_t>(id)];
-    int byte = byte_piece_value(p);
-    if (byte >= 0) {
-        out.push_back(static_cast<char>(byte));
-    } else if (prev == bos() && !p.empty() && p[0] == ' ') {
+    if (id < 0 || id >= vocab_size() || (hidden(id) && !render_special)) return;
+    const std::string &p = shown_[static_cast<size_t>(id)];
+    if (kinds_[static_cast<size_t>(id)] != SpmPieceKind::Byte && rules_.add_space_prefix &&
+        bos_ >= 0 && prev == bos_ && !p.empty() && p[0] == ' ') {
         out.append(p, 1, std::string::npos); // SentencePiece strips the space after BOS
     } else {
         out += p;
