@@ -46,6 +46,13 @@ const corpus = [
     " </s> ",
     "The the THE tHe",
     "a\u00a0b non-breaking space, zero\u200bwidth",
+    "   three leading spaces and trailing   ",
+    "don't I'm we'll they're it's O'Neil'S",
+    "1234567890 000 99.5% $12.50",
+    "e\u0301 combining accent, Å and A\u030a",
+    "x<|im_end|>y <|im_start|> z",
+    "\u00ff\u0100 \ud83e\udd16 \u2028line separator",
+    "<0x41> <unk>< s>",
 ];
 
 const story =
