@@ -22,7 +22,8 @@ usage: tools/bench/compare.sh [options] [MODEL.gguf ...]
 
 Without MODEL files, makes GGUF files with random weights in --shape's shape
 (Qwen2.5-0.5B by default), one per --types entry, with llm-make-model (kept in
-OUT/models and reused).
+OUT/models and reused; delete them to make them again). Options are read in
+order: a --prompt, --gen or --repeat after --quick overrides it.
 
 options:
   --quick            smoke test: prompt 32, gen 16, repeat 1
@@ -140,8 +141,12 @@ if [[ ${#models[@]} -eq 0 ]]; then
         mv "$f.tmp" "$f"
     }
     for ty in $types; do
-        make_file "$ty" "$out/models/$shape-$ty.gguf"
-        models+=("$out/models/$shape-$ty.gguf")
+        f=$out/models/$shape-$ty.gguf
+        if [[ -n $quantize && $ty != f32 && $ty != f16 && $ty != bf16 ]]; then
+            f=$out/models/$shape-$ty.llama-quantize.gguf
+        fi
+        make_file "$ty" "$f"
+        models+=("$f")
     done
 fi
 for m in "${models[@]}"; do
@@ -365,7 +370,8 @@ md = []
 md.append(f"{now}, libllm at {commit}; {machine['cpu']} ({machine['logical_cpus']} logical CPUs; "
           f"{', '.join(machine['flags']) or 'no AVX2'}), {machine['os']}.")
 md.append(f"Prefill: {prompt} tokens as one batch; decode: {gen} tokens generated one by one; "
-          f"medians of {repeat} turn(s), the tools taking turns on each file and thread count.")
+          f"medians of {repeat} turn(s), the tools taking turns on each file and thread count. "
+          f"Files: {', '.join(os.path.basename(f) for f in files)}.")
 md.append("")
 for k in ["libllm"] + peers:
     share = report["cpu_share"].get(k)
