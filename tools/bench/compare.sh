@@ -34,7 +34,8 @@ options:
   --types "..."      weight types of the made files (default "$default_types")
   --shape NAME       shape of the made files (default qwen2.5-0.5b; tiny256 for
                      smoke tests)
-  --kv f16|f32       libllm's KV cache type (default f16, llama.cpp's default)
+  --kv f16|f32       the KV cache's type on every side (default f16, llama.cpp's
+                     default)
   --out DIR          results and made models (default build/bench-compare)
   --llm-bench PATH   libllm's llm-bench (default build/tools/llm-bench)
   --make-model PATH  llm-make-model (default build/tools/modelgen/llm-make-model)
@@ -131,7 +132,7 @@ if [[ ${#models[@]} -eq 0 ]]; then
         echo "making $f" >&2
         if [[ -n $quantize && $ty != f32 && $ty != f16 && $ty != bf16 ]]; then
             make_file f32 "$out/models/$shape-f32.gguf"
-            "$quantize" "$out/models/$shape-f32.gguf" "$f.tmp" "$(tr a-z A-Z <<<"$ty")" >"$log" 2>&1 ||
+            "$quantize" "$out/models/$shape-f32.gguf" "$f.tmp" "$(tr '[:lower:]' '[:upper:]' <<<"$ty")" >"$log" 2>&1 ||
                 { tail -5 "$log" >&2; die "llama-quantize failed for $ty (log: $log)"; }
         else
             "$make_model" --shape "$shape" --format gguf --gguf-type "$ty" --name "$shape-$ty" \
@@ -175,6 +176,9 @@ json.dump({"cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": time.monotonic() - t0},
           open(sys.argv[1] + ".time", "w"))
 sys.exit(rc)' "$log" "$@"; then
         tail -15 "$log.err" >&2
+        if [[ $tool == llama-bench && $kv != f16 ]] && grep -q -- '-ctk' "$log.err"; then
+            echo "compare.sh: this llama-bench takes no $kv KV cache (-ctk $kv); use --kv f16" >&2
+        fi
         die "$tool failed on $model with $t threads (logs: $log.err)"
     fi
     python3 - "$tool" "$model" "$t" "$turn" "$log" >>"$runs" <<'EOF'
@@ -199,11 +203,11 @@ for m in "${models[@]}"; do
                 --gen "$gen" --repeat 1 --kv "$kv" --json ${llm_extra[@]+"${llm_extra[@]}"}
             if ((use_node)); then
                 run node-llama-cpp "$m" "$t" "$r" "$node" "$here/llamacpp_bench.mjs" "$m" \
-                    --threads "$t" --prompt "$prompt" --gen "$gen" --repeat 1
+                    --threads "$t" --prompt "$prompt" --gen "$gen" --repeat 1 --kv "$kv"
             fi
             if [[ -n $llama_bench ]]; then
                 run llama-bench "$m" "$t" "$r" "$llama_bench" -m "$m" -p "$prompt" -n "$gen" \
-                    -t "$t" -r 1 -o json
+                    -t "$t" -r 1 -fa 0 -ctk "$kv" -ctv "$kv" -o json
             fi
         done
     done
@@ -291,12 +295,16 @@ for r in runs:
     if tool == "libllm":
         if res["threads"] != t:
             fail(f"llm-bench ran {res['threads']} threads, not {t}")
+        if res["kv_type"] != kv:
+            fail(f"llm-bench's KV cache was {res['kv_type']}, not {kv}")
         got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
         busy.setdefault(tool, []).append(res["cpu_share"])
         peer_info[tool] = f"llm-bench ({res['simd']} kernels, KV {res['kv_type']})"
     elif tool == "node-llama-cpp":
         if res["threads_used"] != t:
             fail(f"node-llama-cpp ran {res['threads_used']} threads, not {t}")
+        if (res["kv_type_k"], res["kv_type_v"]) != (kv, kv):
+            fail(f"node-llama-cpp's KV cache was {res['kv_type_k']}/{res['kv_type_v']}, not {kv}")
         got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
         busy.setdefault(tool, []).append(res["cpu_share"])
         peer_info[tool] = (f"node-llama-cpp {res['node_llama_cpp']} ({res['build_type']} binaries, "
@@ -306,6 +314,8 @@ for r in runs:
         for test in res:
             if test["n_threads"] != t:
                 fail(f"llama-bench ran {test['n_threads']} threads, not {t}")
+            if (test["type_k"], test["type_v"]) != (kv, kv):
+                fail(f"llama-bench's KV cache was {test['type_k']}/{test['type_v']}, not {kv}")
             if test["n_prompt"] > 0 and test["n_gen"] == 0:
                 got["prefill"] = test["avg_ts"]
             elif test["n_gen"] > 0 and test["n_prompt"] == 0:
@@ -360,7 +370,7 @@ machine = {"cpu": cpu_model(), "flags": cpu_flags(), "logical_cpus": os.cpu_coun
            "os": f"{platform.system()} {platform.release()}"}
 report = {"date": now, "commit": commit, "machine": machine,
           "settings": {"prompt_tokens": int(prompt), "gen_tokens": int(gen), "repeat": int(repeat),
-                       "libllm_kv": kv},
+                       "kv": kv},
           "tools": peer_info, "cpu_share": {k: [min(v), max(v)] for k, v in busy.items()},
           "rows": rows, "geomean_ratio": gm}
 with open(os.path.join(out, "compare.json"), "w") as fh:

@@ -7,7 +7,7 @@
 // gen tok/s = GEN / generation seconds. Prints one JSON object on stdout.
 //
 //   node llamacpp_bench.mjs MODEL.gguf --threads N [--prompt 128] [--gen 64]
-//        [--repeat 3] [--batch 512] [--seed 1] [--flash-attention]
+//        [--repeat 3] [--batch 512] [--kv f16|f32] [--seed 1] [--flash-attention]
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -18,12 +18,12 @@ function usage(msg) {
     if (msg) process.stderr.write(`llamacpp_bench: ${msg}\n`);
     process.stderr.write(
         "usage: node llamacpp_bench.mjs MODEL.gguf --threads N [--prompt N] [--gen N]\n" +
-        "       [--repeat N] [--batch N] [--seed N] [--flash-attention]\n");
+        "       [--repeat N] [--batch N] [--kv f16|f32] [--seed N] [--flash-attention]\n");
     process.exit(2);
 }
 
 const opt = { model: null, threads: 0, prompt: 128, gen: 64, repeat: 3, batch: 512, seed: 1,
-    flashAttention: false };
+    kv: "f16", flashAttention: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
@@ -38,6 +38,10 @@ for (let i = 0; i < argv.length; ++i) {
     else if (a === "--repeat") opt.repeat = num();
     else if (a === "--batch") opt.batch = num();
     else if (a === "--seed") opt.seed = num();
+    else if (a === "--kv") {
+        opt.kv = argv[++i];
+        if (opt.kv !== "f16" && opt.kv !== "f32") usage("--kv is f16 or f32");
+    }
     else if (a === "--flash-attention") opt.flashAttention = true;
     else if (a === "-h" || a === "--help") usage();
     else if (a.startsWith("-")) usage(`unknown option ${a}`);
@@ -82,6 +86,8 @@ const context = await model.createContext({
     sequences: 1,
     threads: { ideal: opt.threads, min: opt.threads },
     flashAttention: opt.flashAttention,
+    experimentalKvCacheKeyType: opt.kv.toUpperCase(),
+    experimentalKvCacheValueType: opt.kv.toUpperCase(),
 });
 const sequence = context.getSequence();
 
@@ -151,6 +157,9 @@ function ggmlTypeName(t) {
     const names = { 0: "f32", 1: "f16", 8: "q8_0", 30: "bf16" };
     return t == null ? "f16" : (names[t] ?? String(t));
 }
+if (ggmlTypeName(context.kvCacheKeyType) !== opt.kv || ggmlTypeName(context.kvCacheValueType) !== opt.kv)
+    throw new Error(`asked for a ${opt.kv} KV cache, the context has ${ggmlTypeName(context.kvCacheKeyType)}/` +
+        `${ggmlTypeName(context.kvCacheValueType)}`);
 const backend = logLines.filter((l) => /load_backend|CPU backend/.test(l));
 const out = {
     peer: "node-llama-cpp",
