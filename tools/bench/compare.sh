@@ -287,7 +287,7 @@ def fail(msg):
     sys.exit("compare.sh: " + msg)
 
 # (file, threads, tool, test) -> tok/s of each turn
-rates, busy, peer_info, files = {}, {}, {}, []
+rates, busy, peer_info, files, lib_types, system_info = {}, {}, {}, [], {}, {}
 for r in runs:
     tool, fname, t, res = r["tool"], r["file"], r["threads"], r["result"]
     if fname not in files:
@@ -300,6 +300,7 @@ for r in runs:
         got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
         busy.setdefault(tool, []).append(res["cpu_share"])
         peer_info[tool] = f"llm-bench ({res['simd']} kernels, KV {res['kv_type']})"
+        lib_types.setdefault(fname, set()).add(res["weight_type"])
     elif tool == "node-llama-cpp":
         if res["threads_used"] != t:
             fail(f"node-llama-cpp ran {res['threads_used']} threads, not {t}")
@@ -307,6 +308,7 @@ for r in runs:
             fail(f"node-llama-cpp's KV cache was {res['kv_type_k']}/{res['kv_type_v']}, not {kv}")
         got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
         busy.setdefault(tool, []).append(res["cpu_share"])
+        system_info[tool] = res.get("system_info")
         peer_info[tool] = (f"node-llama-cpp {res['node_llama_cpp']} ({res['build_type']} binaries, "
                            f"llama.cpp release {res['llama_cpp_release']}, KV {res['kv_type_k']})")
     elif tool == "llama-bench":
@@ -341,7 +343,13 @@ for f in files:
             lib = rates.get((f, t, "libllm", test))
             if not lib:
                 continue
-            row = {"weights": types[f], "file": f, "test": test, "threads": t,
+            # The file's type, and libllm's own name for what it ran, when
+            # that differs (a type it converts at load, say).
+            ran = sorted(lib_types.get(f, ()))
+            label = types[f]
+            if ran and ran != [label]:
+                label += f" (libllm: {'/'.join(ran)})"
+            row = {"weights": label, "file": f, "test": test, "threads": t,
                    "libllm": statistics.median(lib), "runs": {"libllm": lib}}
             best, best_peer = None, None
             for p in peers:
@@ -372,6 +380,7 @@ report = {"date": now, "commit": commit, "machine": machine,
           "settings": {"prompt_tokens": int(prompt), "gen_tokens": int(gen), "repeat": int(repeat),
                        "kv": kv},
           "tools": peer_info, "cpu_share": {k: [min(v), max(v)] for k, v in busy.items()},
+          "system_info": system_info,
           "rows": rows, "geomean_ratio": gm}
 with open(os.path.join(out, "compare.json"), "w") as fh:
     json.dump(report, fh, indent=1)
