@@ -180,6 +180,29 @@ TEST_CASE("llama.cpp keeps the f32 file's top-1 on the quantized ones", "[.gguf_
     }
 }
 
+TEST_CASE("llama.cpp follows run.c's greedy ids on the stories260K f32 GGUF", "[.gguf_oracle]") {
+    // The writer alone: the file means the checkpoint (q/k rows unpermuted
+    // for llama.cpp's adjacent-pair RoPE) if llama.cpp's top-1 is run.c's
+    // next id at every generated position.
+    const auto &m = oracle()["models"]["stories260K-f32.gguf"];
+    REQUIRE(m.contains("run_c"));
+    for (const char *prompt : {"empty", "once_upon", "pigs_punct"}) {
+        auto g =
+            read_json(shared_path(std::string("golden/llama2c/stories260K_") + prompt + ".json"));
+        auto ids = g["prompt_token_ids"].get<std::vector<llm_token>>();
+        const size_t first = ids.size() - 1; // the position that predicts the first output
+        for (llm_token t : g["generated_token_ids"])
+            ids.push_back(t);
+        const auto top1 = m["run_c"][prompt].get<std::vector<llm_token>>();
+        REQUIRE(top1.size() + 1 == ids.size());
+        size_t agree = 0;
+        for (size_t i = first; i < top1.size(); ++i)
+            agree += top1[i] == ids[i + 1];
+        INFO(prompt);
+        CHECK(agree == top1.size() - first);
+    }
+}
+
 TEST_CASE("the stories260K f32 GGUF reproduces run.c's greedy ids", "[.gguf_oracle]") {
     auto model = load_model(models_dir() + "/stories260K-f32.gguf");
     for (const char *prompt : {"empty", "once_upon", "pigs_punct"}) {

@@ -3,17 +3,23 @@
 // pinned in package.json, its prebuilt CPU binaries): for each file, the ids
 // of a corpus of strings (special tokens parsed and not), and a token
 // sequence evaluated teacher-forced with llama.cpp's top-1 and top-2 next
-// tokens, their logits and probabilities at every position. One JSON file
-// for tests/api/test_gguf_oracle.cpp.
+// tokens, their logits and probabilities at every position. With --golden
+// DIR (shared/golden/llama2c), also llama.cpp's top-1 along run.c's greedy
+// outputs on the stories260K-f32 file. One JSON file for
+// tests/api/test_gguf_oracle.cpp.
 //
-//   node gen_oracle.mjs OUT.json MODEL.gguf...
-import { writeFileSync } from "node:fs";
+//   node gen_oracle.mjs OUT.json [--golden DIR] MODEL.gguf...
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 
-const [out, ...files] = process.argv.slice(2);
+const args = process.argv.slice(2);
+let golden = null;
+const g = args.indexOf("--golden");
+if (g >= 0) golden = args.splice(g, 2)[1];
+const [out, ...files] = args;
 if (!out || files.length === 0) {
     process.stderr.write("usage: node gen_oracle.mjs OUT.json MODEL.gguf...\n");
     process.exit(2);
@@ -98,8 +104,23 @@ for (const file of files) {
                  p2: Math.exp(l2 - l1) / total };
     });
     entry.teacher_forced = { text, special: chat, tokens: seq, positions };
-    result.models[path.basename(file)] = entry;
     await context.dispose();
+
+    // run.c's greedy outputs, teacher-forced: llama.cpp's top-1 at each
+    // position (the test checks them against the next golden id).
+    if (golden && path.basename(file) === "stories260K-f32.gguf") {
+        entry.run_c = {};
+        for (const name of ["empty", "once_upon", "pigs_punct"]) {
+            const gj = JSON.parse(readFileSync(path.join(golden, `stories260K_${name}.json`), "utf8"));
+            const ids = [...gj.prompt_token_ids, ...gj.generated_token_ids].slice(0, -1);
+            const ctx = await model.createContext({ contextSize: 512, batchSize: 512, threads: 2 });
+            const outs = await ctx.getSequence().controlledEvaluate(
+                ids.map((t) => [t, { generateNext: { logits: { filter: { tokens: [], includeTop: 1 } } } }]));
+            entry.run_c[name] = outs.map((o) => [...o.next.logits.keys()][0]);
+            await ctx.dispose();
+        }
+    }
+    result.models[path.basename(file)] = entry;
     await model.dispose();
 }
 writeFileSync(out, JSON.stringify(result, null, 1) + "\n");

@@ -1,11 +1,11 @@
 # CTest fixture gguf_oracle.setup: installs the pinned npm packages
 # (node-llama-cpp 3.22.1 and its prebuilt llama.cpp, at package-lock.json's
-# versions) into
-# WORK_DIR and writes there gguf_oracle.json, llama.cpp's ids and top-2
-# predictions on every .gguf file in MODELS_DIR (made by the gguf_models
-# fixture). Fails, never skips, when node or npm is missing or the registry
-# cannot be reached.
-foreach(var NODE NPM SRC_DIR WORK_DIR MODELS_DIR)
+# versions) into WORK_DIR and writes there gguf_oracle.json: llama.cpp's ids
+# and top-2 predictions on every .gguf file in MODELS_DIR (made by the
+# gguf_models fixture), and its top-1 along run.c's outputs in GOLDEN_DIR.
+# Fails, never skips, when node or npm is missing or the registry cannot be
+# reached.
+foreach(var NODE NPM SRC_DIR WORK_DIR MODELS_DIR GOLDEN_DIR)
   if(NOT DEFINED ${var}
      OR "${${var}}" STREQUAL ""
      OR "${${var}}" MATCHES "NOTFOUND$")
@@ -47,7 +47,7 @@ if(NOT files)
   message(FATAL_ERROR "gguf oracle: no .gguf files in ${MODELS_DIR}")
 endif()
 execute_process(
-  COMMAND ${NODE} gen_oracle.mjs ${WORK_DIR}/gguf_oracle.json ${files}
+  COMMAND ${NODE} gen_oracle.mjs ${WORK_DIR}/gguf_oracle.json --golden ${GOLDEN_DIR} ${files}
   WORKING_DIRECTORY ${WORK_DIR}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
