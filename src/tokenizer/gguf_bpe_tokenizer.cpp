@@ -101,7 +101,7 @@ class GgufBpeTokenizer final : public Tokenizer {
 
 GgufBpeTokenizer::GgufBpeTokenizer(const GgufVocab &v, const GgufPreTokenizer &pre,
                                    GgufTokenKinds kinds)
-    : model_(token_texts(v), v.merges, pre.ignore_merges, "GGUF tokenizer.ggml.merges"),
+    : model_(token_texts(v), v.merges, pre.ignore_merges, "GGUF tokenizer.ggml"),
       pre_tokenizer_(make_pre_tokenizer(pre, v.pre)), added_(std::move(kinds.added)),
       added_by_text_(std::move(kinds.added_by_text)), kind_(std::move(kinds.kind)), bos_(v.bos),
       eos_(v.eos) {

@@ -480,6 +480,14 @@ TEST_CASE("gguf gpt2: every known pre-tokenizer label", "[gguf_tokenizer]") {
              {"qwen2", {one, two, one, two}}, // \p{N}
              {"smollm", {one, two, one, two}},
              {"starcoder", {one, two, one, two}},
+             {"tekken", {one, two, one, two}},
+             {"gpt-4o", {n12, one, two}},
+             {"chatglm-bpe", {n12, one, two}},
+             {"falcon", {n12, one, two}}, // [0-9]{3}
+             {"deepseek-coder", {one, two, one, two}},
+             {"deepseek-v3", {n12, one, two}},
+             {"bloom", {n12, n12}},
+             {"viking", {one, two, one, two}},
          }) {
         INFO("pre '" << c.pre << "'");
         llm::GgufVocab v = tiny_bpe(c.pre);
