@@ -139,7 +139,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, const std::vector<std::strin
                  : r < 0 ? std::string(right)
                          : std::string(left).append(right),
                  "' is not a token");
-        add_merge(l, r, static_cast<uint32_t>(i), merged);
+        if (!find_pair(l, r)) add_merge(l, r, static_cast<uint32_t>(i), merged); // first rank wins
     }
 }
 

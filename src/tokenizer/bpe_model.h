@@ -22,7 +22,8 @@ class BpeModel {
     BpeModel(const hf_json::Json &model, int64_t max_id, const hf_json::Where &where);
     // A vocabulary given as plain lists (GGUF's tokenizer.ggml.tokens and
     // .merges): token i has id i; merge i is "left right", split at the
-    // first space after its first byte as llama.cpp does, and has rank i.
+    // first space after its first byte as llama.cpp does, and has rank i
+    // (a repeated merge keeps its first rank, as there).
     // No unk, no byte fallback. LLM_ERR_FORMAT, naming `where`, for a
     // repeated token or the first merge whose parts or result are not
     // tokens.

@@ -11,6 +11,12 @@
 //     unknown tokens only with render_special, user-defined ones always,
 //     both as their text; byte tokens <0xXX> as their byte; unused and
 //     undefined ones as nothing (llama.cpp's token_to_piece).
+// Known differences from llama.cpp: bytes that are not UTF-8 stay bytes (as
+// in the tokenizer.json path; llama.cpp reads each as U+FFFD); added tokens
+// are matched leftmost-longest (llama.cpp: longest token first over the
+// whole text; the two differ only for overlapping added tokens); llama.cpp's
+// per-model attribute fixes (phi-3 rstrip, FIM token detection by text,
+// gpt-oss <|channel|>) are not applied.
 #include <algorithm>
 #include <deque>
 

@@ -4,6 +4,15 @@
 // add_space_prefix (default on), then best-score merges with <0xXX> byte
 // fallback. The merging is Llama2cTokenizer's (llama2.c's tokenizer.bin is
 // the same model); SpmRules switches on llama.cpp's differences.
+// Decoding drops the leading space of the piece right after BOS (as
+// llama2.c and SentencePiece); llama.cpp's whole-text llama_detokenize
+// instead drops it from the first token of the text, and not at all when
+// the text starts with BOS.
+// Where llama.cpp's symbols are not tokens: llama.cpp lets a character that
+// is not a piece merge when the pair is one; here it is bytes at once (the
+// same on SentencePiece vocabularies, where every character of a piece is a
+// piece). A byte without a <0xXX> or one-byte piece becomes <unk> (llama.cpp
+// throws).
 #include "common/error.h"
 #include "tokenizer/gguf_token_kinds.h"
 #include "tokenizer/gguf_tokenizers.h"

@@ -613,3 +613,15 @@ TEST_CASE("gguf gpt2: Llama 3 vocabulary (llama-bpe) encodes like its tokenizer.
     // post-processor does not.
     REQUIRE(gguf->encode("x", true, false).front() == gguf->bos());
 }
+
+TEST_CASE("gguf gpt2: a repeated merge keeps its first rank, as in llama.cpp", "[gguf_tokenizer]") {
+    llm::GgufVocab v = tiny_bpe("gpt-2");
+    v.tokens.push_back("23");
+    v.token_types.push_back(1);
+    const int32_t n123 = 256 + 5, n23 = static_cast<int32_t>(v.tokens.size() - 1);
+    v.merges = {"1 2", "2 3", "12 3", "1 2"};
+    REQUIRE(llm::make_gguf_tokenizer(v)->encode("123", false, false) == std::vector<int32_t>{n123});
+    v.merges = {"2 3", "1 2", "12 3"};
+    REQUIRE(llm::make_gguf_tokenizer(v)->encode("123", false, false) ==
+            std::vector<int32_t>{'1', n23});
+}
