@@ -4,8 +4,8 @@
 // of a corpus of strings (special tokens parsed and not), and a token
 // sequence evaluated teacher-forced with llama.cpp's top-1 and top-2 next
 // tokens, their logits and probabilities at every position. With --golden
-// DIR (shared/golden/llama2c), also llama.cpp's top-1 along run.c's greedy
-// outputs on the stories260K-f32 file. One JSON file for
+// DIR (shared/golden), also llama.cpp's top-1 along the reference outputs
+// of stories260K (run.c) and qwen2-tiny (PyTorch) on their GGUF files. One JSON file for
 // tests/api/test_gguf_oracle.cpp.
 //
 //   node gen_oracle.mjs OUT.json [--golden DIR] MODEL.gguf...
@@ -106,17 +106,28 @@ for (const file of files) {
     entry.teacher_forced = { text, special: chat, tokens: seq, positions };
     await context.dispose();
 
-    // run.c's greedy outputs, teacher-forced: llama.cpp's top-1 at each
-    // position (the test checks them against the next golden id).
-    if (golden && path.basename(file) === "stories260K-f32.gguf") {
-        entry.run_c = {};
-        for (const name of ["empty", "once_upon", "pigs_punct"]) {
-            const gj = JSON.parse(readFileSync(path.join(golden, `stories260K_${name}.json`), "utf8"));
-            const ids = [...gj.prompt_token_ids, ...gj.generated_token_ids].slice(0, -1);
+    // Reference outputs, teacher-forced: llama.cpp's top-1 (and its margin
+    // over the top-2, in logits) at each position, for the test to check
+    // against run.c's greedy ids (stories260K) or the PyTorch reference's
+    // argmax per position (qwen2-tiny, golden/README.md).
+    const references = {
+        "stories260K-f32.gguf": ["llama2c", "stories260K_", ["empty", "once_upon", "pigs_punct"]],
+        "qwen2-tiny-bf16.gguf": ["qwen2-tiny", "", ["p1_english", "p2_code", "p3_chat"]],
+    };
+    const ref = references[path.basename(file)];
+    if (golden && ref) {
+        entry.golden = {};
+        for (const name of ref[2]) {
+            const gj = JSON.parse(readFileSync(path.join(golden, ref[0], `${ref[1]}${name}.json`), "utf8"));
+            const ids = [...gj.prompt_token_ids, ...gj.generated_token_ids];
             const ctx = await model.createContext({ contextSize: 512, batchSize: 512, threads: 2 });
-            const outs = await ctx.getSequence().controlledEvaluate(
-                ids.map((t) => [t, { generateNext: { logits: { filter: { tokens: [], includeTop: 1 } } } }]));
-            entry.run_c[name] = outs.map((o) => [...o.next.logits.keys()][0]);
+            const outs = await ctx.getSequence().controlledEvaluate(ids.map((t) => [t, {
+                generateNext: { logits: { filter: { tokens: [], includeTop: 2 } } },
+            }]));
+            entry.golden[name] = outs.map((o) => {
+                const top = [...o.next.logits.entries()].sort((a, b) => b[1] - a[1]);
+                return [top[0][0], top[0][1] - top[1][1]];
+            });
             await ctx.dispose();
         }
     }

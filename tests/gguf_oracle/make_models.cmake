@@ -8,7 +8,8 @@
 #   tiny256-TYPE.gguf        the same in Qwen2 form with qwen2-tiny's
 #                            tokenizer (151936 x 256 embedding: only q4_k_m,
 #                            38 MB, to keep the folder small);
-#   qwen2-tiny-q8_0.gguf     shared/models/qwen2-tiny converted (HF folder).
+#   qwen2-tiny-TYPE.gguf     shared/models/qwen2-tiny converted (HF folder):
+#                            bf16 (its own values) and q8_0.
 foreach(var MAKE_MODEL OUT_DIR SHARED_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "gguf models: ${var} is not set")
@@ -27,65 +28,19 @@ function(make_model out)
   endif()
 endfunction()
 
-foreach(
-  type
-  f32
-  f16
-  bf16
-  q8_0
-  q4_0
-  q4_1
-  q5_0
-  q5_1)
-  make_model(
-    stories260K-${type}.gguf
-    --from
-    ${models}/stories260K.bin
-    -z
-    ${models}/tok512.bin
-    --gguf-type
-    ${type}
-    --name
-    stories260K)
+# cmake-format: off
+foreach(type f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1)
+  make_model(stories260K-${type}.gguf --from ${models}/stories260K.bin -z ${models}/tok512.bin
+             --gguf-type ${type} --name stories260K)
 endforeach()
-foreach(
-  type
-  f32
-  f16
-  bf16
-  q8_0
-  q4_0
-  q4_1
-  q5_0
-  q5_1
-  q4_k
-  q5_k
-  q6_k
-  q4_k_m)
-  make_model(
-    tiny256-llama-${type}.gguf
-    --shape
-    tiny256-llama
-    --peaked
-    -z
-    ${models}/tok512.bin
-    --gguf-type
-    ${type})
+foreach(type f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k q4_k_m)
+  make_model(tiny256-llama-${type}.gguf --shape tiny256-llama --peaked -z ${models}/tok512.bin
+             --gguf-type ${type})
 endforeach()
-make_model(
-  tiny256-q4_k_m.gguf
-  --shape
-  tiny256
-  --peaked
-  --tokenizer-from
-  ${models}/qwen2-tiny
-  --gguf-type
-  q4_k_m)
-make_model(
-  qwen2-tiny-q8_0.gguf
-  --from
-  ${models}/qwen2-tiny
-  --gguf-type
-  q8_0
-  --name
-  qwen2-tiny)
+make_model(tiny256-q4_k_m.gguf --shape tiny256 --peaked --tokenizer-from ${models}/qwen2-tiny
+           --gguf-type q4_k_m)
+foreach(type bf16 q8_0)
+  make_model(qwen2-tiny-${type}.gguf --from ${models}/qwen2-tiny --gguf-type ${type}
+             --name qwen2-tiny)
+endforeach()
+# cmake-format: on

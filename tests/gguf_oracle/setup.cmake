@@ -2,7 +2,7 @@
 # (node-llama-cpp 3.22.1 and its prebuilt llama.cpp, at package-lock.json's
 # versions) into WORK_DIR and writes there gguf_oracle.json: llama.cpp's ids
 # and top-2 predictions on every .gguf file in MODELS_DIR (made by the
-# gguf_models fixture), and its top-1 along run.c's outputs in GOLDEN_DIR.
+# gguf_models fixture), and its top-1 along the reference outputs in GOLDEN_DIR.
 # Fails, never skips, when node or npm is missing or the registry cannot be
 # reached.
 foreach(var NODE NPM SRC_DIR WORK_DIR MODELS_DIR GOLDEN_DIR)
