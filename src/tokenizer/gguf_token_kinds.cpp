@@ -5,13 +5,59 @@
 namespace llm {
 
 namespace {
-// Texts llama.cpp's vocabulary loader adds to its end-of-generation set and
-// turns into control tokens when a converter left them normal.
+// Texts llama.cpp's vocabulary loader puts in its end-of-generation set,
+// making them control tokens whatever their type.
 const char *const kEndOfGenerationTexts[] = {
-    "<|eot_id|>", "<|im_end|>",    "<|end|>",         "<|return|>",         "<|call|>", "<|flush|>",
-    "<|calls|>",  "<end_of_turn>", "<|endoftext|>",   "<|eom_id|>",         "<EOT>",    "_<EOT>",
-    "[EOT]",      "[EOS]",         "<|end_of_text|>", "<end_of_utterance>",
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|flush|>",
+    "<|calls|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "</s>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "[EOS]",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+    "<eos>",
+    "<turn|>",
+    "<|tool_response>",
+    "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+    "[e~[",
 };
+// gpt-oss's tokens llama.cpp always renders (user-defined).
+const char *const kAlwaysRenderedTexts[] = {"<|channel|>", "<|message|>", "<|start|>",
+                                            "<|constrain|>"};
+
+// llama.cpp's fixes by token text, in its order (llama-vocab.cpp, load()).
+void apply_text_fixes(const GgufVocab &v, std::vector<GgufTokenKind> &kind) {
+    std::unordered_map<std::string, size_t> by_text;
+    for (size_t i = v.tokens.size(); i-- > 0;)
+        by_text[v.tokens[i]] = i; // the first id of a text
+    auto find = [&](const char *text) -> long {
+        auto it = by_text.find(text);
+        return it == by_text.end() ? -1 : static_cast<long>(it->second);
+    };
+    for (const char *t : kEndOfGenerationTexts)
+        if (find(t) >= 0) kind[static_cast<size_t>(find(t))] = GgufTokenKind::Control;
+    for (const char *t : kAlwaysRenderedTexts)
+        if (find(t) >= 0) kind[static_cast<size_t>(find(t))] = GgufTokenKind::UserDefined;
+    // o200k_harmony / solar-open: <|end|> ends a message, not the generation.
+    const long end = find("<|end|>");
+    if (end >= 0 && ((find("<|return|>") >= 0 && find("<|call|>") >= 0) ||
+                     (find("<|calls|>") >= 0 && find("<|flush|>") >= 0)))
+        kind[static_cast<size_t>(end)] = GgufTokenKind::UserDefined;
+    // Gemma 4 / PaddleOCR: </s> is plain text beside <|tool_response>.
+    const long s = find("</s>");
+    if (s >= 0 && find("<|tool_response>") >= 0)
+        kind[static_cast<size_t>(s)] = GgufTokenKind::Normal;
+}
 } // namespace
 
 void check_gguf_token_id(const GgufVocab &vocab, int32_t id, const char *key) {
@@ -44,10 +90,9 @@ GgufTokenKinds gguf_token_kinds(const GgufVocab &v) {
         int32_t t = v.token_types[i];
         k.kind[i] = t >= 1 && t <= 6 ? static_cast<GgufTokenKind>(t) : GgufTokenKind::Undefined;
     }
+    apply_text_fixes(v, k.kind);
     for (size_t i = 0; i < n; ++i) {
         const std::string &text = v.tokens[i];
-        for (const char *eog : kEndOfGenerationTexts)
-            if (text == eog) k.kind[i] = GgufTokenKind::Control;
         GgufTokenKind kind = k.kind[i];
         if (text.empty() || (kind != GgufTokenKind::Control && kind != GgufTokenKind::Unknown &&
                              kind != GgufTokenKind::UserDefined))

@@ -36,9 +36,12 @@ struct GgufTokenKinds {
 
 // Checks the vocabulary (LLM_ERR_FORMAT: no tokens, scores or token_types
 // of another length than tokens, a special id out of range) and classifies
-// its tokens. Without token_types every token is normal. Tokens whose text
-// llama.cpp always treats as end-of-generation (<|endoftext|>, <|im_end|>,
-// <|eot_id|>, ...) are control tokens whatever their type, as there.
+// its tokens. Without token_types every token is normal. llama.cpp's fixes
+// by token text apply: end-of-generation texts (<|endoftext|>, <|im_end|>,
+// <|eot_id|>, </s>, ...) are control tokens whatever their type, gpt-oss's
+// <|channel|> & co. user-defined, and its two exceptions (<|end|> beside
+// <|return|>/<|call|>, </s> beside <|tool_response>). Its detection of FIM
+// tokens by text is not applied.
 GgufTokenKinds gguf_token_kinds(const GgufVocab &vocab);
 
 // A special id (bos, eos, ...) of the vocabulary: -1, or in range.

@@ -241,8 +241,15 @@ TEST_CASE("gguf gpt2: qwen2 vocabulary's pieces, specials and sizes", "[gguf_tok
     REQUIRE(q.gguf->bos() == q.hf->bos());
     REQUIRE(q.gguf->eos() == q.hf->eos());
     REQUIRE(q.gguf->max_piece_bytes() == q.hf->max_piece_bytes());
+    // llama.cpp makes "</s>" a control token (one of its end-of-generation
+    // texts); in Qwen2's tokenizer.json it is a plain vocabulary entry.
+    const int32_t eos_text = q.gguf->find_special("</s>");
+    REQUIRE(eos_text >= 0);
+    REQUIRE(q.gguf->is_special(eos_text));
+    REQUIRE(q.hf->find_special("</s>") == -1);
     for (int32_t id = 0; id < q.hf->vocab_size(); ++id) {
-        if (q.gguf->piece(id) != q.hf->piece(id) || q.gguf->is_special(id) != q.hf->is_special(id))
+        if (q.gguf->piece(id) != q.hf->piece(id) ||
+            (q.gguf->is_special(id) != q.hf->is_special(id) && id != eos_text))
             FAIL("id " << id << ": '" << q.gguf->piece(id) << "' vs '" << q.hf->piece(id) << "'");
     }
     for (const char *s : {"<|im_start|>", "<|im_end|>", "<|endoftext|>", "<think>", "hello", ""})
@@ -624,4 +631,30 @@ TEST_CASE("gguf gpt2: a repeated merge keeps its first rank, as in llama.cpp", "
     v.merges = {"2 3", "1 2", "12 3"};
     REQUIRE(llm::make_gguf_tokenizer(v)->encode("123", false, false) ==
             std::vector<int32_t>{'1', n23});
+}
+
+TEST_CASE("gguf: llama.cpp's token type fixes by text", "[gguf_tokenizer]") {
+    llm::GgufVocab v = tiny_bpe("gpt-2");
+    const int32_t end = static_cast<int32_t>(v.tokens.size() - 1); // "<|end|>", control
+    const int32_t im_end = end + 1, channel = end + 2;
+    v.tokens.push_back("<|im_end|>");  // normal in the file: control for llama.cpp
+    v.tokens.push_back("<|channel|>"); // control in the file: user-defined for llama.cpp
+    v.token_types.push_back(1);
+    v.token_types.push_back(3);
+    auto tok = llm::make_gguf_tokenizer(v);
+    REQUIRE(tok->is_special(im_end));
+    REQUIRE(tok->encode("<|im_end|>", false, true) == std::vector<int32_t>{im_end});
+    REQUIRE(tok->encode("<|im_end|>", false, false).size() > 1);
+    REQUIRE(!tok->is_special(channel));
+    REQUIRE(tok->encode("<|channel|>", false, false) == std::vector<int32_t>{channel});
+    REQUIRE(decode(*tok, {channel, im_end}, false) == "<|channel|>");
+    REQUIRE(tok->is_special(end));
+    // o200k_harmony: beside <|return|> and <|call|>, <|end|> is user-defined.
+    v.tokens.push_back("<|return|>");
+    v.tokens.push_back("<|call|>");
+    v.token_types.push_back(3);
+    v.token_types.push_back(3);
+    tok = llm::make_gguf_tokenizer(v);
+    REQUIRE(!tok->is_special(end));
+    REQUIRE(decode(*tok, {end}, false) == "<|end|>");
 }
