@@ -1,5 +1,7 @@
 #include "tokenizer/gguf_token_kinds.h"
 
+#include <string_view>
+
 #include "common/error.h"
 
 namespace llm {
@@ -28,7 +30,8 @@ const char *const kEndOfGenerationTexts[] = {
     "<eos>",
     "<turn|>",
     "<|tool_response>",
-    "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+    "<\xef\xbd\x9c"
+    "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
     "[e~[",
 };
 // gpt-oss's tokens llama.cpp always renders (user-defined).
@@ -37,9 +40,9 @@ const char *const kAlwaysRenderedTexts[] = {"<|channel|>", "<|message|>", "<|sta
 
 // llama.cpp's fixes by token text, in its order (llama-vocab.cpp, load()).
 void apply_text_fixes(const GgufVocab &v, std::vector<GgufTokenKind> &kind) {
-    std::unordered_map<std::string, size_t> by_text;
+    std::unordered_map<std::string_view, size_t> by_text;
     for (size_t i = v.tokens.size(); i-- > 0;)
-        by_text[v.tokens[i]] = i; // the first id of a text
+        by_text[std::string_view(v.tokens[i])] = i; // the first id of a text
     auto find = [&](const char *text) -> long {
         auto it = by_text.find(text);
         return it == by_text.end() ? -1 : static_cast<long>(it->second);
