@@ -14,9 +14,10 @@
 // Known differences from llama.cpp: bytes that are not UTF-8 stay bytes (as
 // in the tokenizer.json path; llama.cpp reads each as U+FFFD); added tokens
 // are matched leftmost-longest (llama.cpp: longest token first over the
-// whole text; the two differ only for overlapping added tokens); llama.cpp's
-// per-model attribute fixes (phi-3 rstrip, FIM token detection by text,
-// gpt-oss <|channel|>) are not applied.
+// whole text; the two differ only for overlapping added tokens); of
+// llama.cpp's fixes of token attributes, those by model name (phi-3
+// rstrip, jina/modern-bert lstrip) and its detection of FIM tokens by text
+// are not applied (gguf_token_kinds.h has the ones that are).
 #include <algorithm>
 #include <deque>
 
