@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 #include "common/error.h"
 #include "common/mapped_file.h"
@@ -680,4 +681,38 @@ TEST_CASE("gguf: random bytes encode and decode back", "[gguf_tokenizer]") {
                         (s.empty() ? "<s>" : "<s>" + s));
         }
     }
+}
+
+TEST_CASE("gguf llama: Llama 2 ids of llama.cpp's tokenizer tests", "[gguf_tokenizer]") {
+    // From llama.cpp's test-tokenizer-0 on its llama-spm vocabulary (no BOS).
+    const llm::Tokenizer &g = *llama32k().gguf;
+    REQUIRE(g.encode("Hello world", false, false) == std::vector<int32_t>{15043, 3186});
+    REQUIRE(g.encode(" Hello world", false, false) == std::vector<int32_t>{29871, 15043, 3186});
+    REQUIRE(g.encode("Hello World", false, false) == std::vector<int32_t>{15043, 2787});
+    REQUIRE(g.encode(" this is 🦙.cpp", false, false) ==
+            std::vector<int32_t>{29871, 445, 338, 29871, 243, 162, 169, 156, 29889, 8223});
+}
+
+TEST_CASE("gguf gpt2: qwen2 vocabulary reproduces llama.cpp's ggml-vocab-qwen2 test ids",
+          "[gguf_tokenizer]") {
+    std::string inp = test::read_file(test::shared_path("golden/tokenizer/qwen2.inp"));
+    std::string outp = test::read_file(test::shared_path("golden/tokenizer/qwen2.out"));
+    const std::string sep = "\n__ggml_vocab_test__\n";
+    std::vector<std::string> texts;
+    for (size_t at = 0, hit; (hit = inp.find(sep, at)) != std::string::npos; at = hit + sep.size())
+        texts.push_back(inp.substr(at, hit - at));
+    std::istringstream lines(outp);
+    std::string line;
+    size_t i = 0;
+    for (; std::getline(lines, line); ++i) {
+        REQUIRE(i < texts.size());
+        std::vector<int32_t> expected;
+        std::istringstream ids(line);
+        for (int32_t id; ids >> id;)
+            expected.push_back(id);
+        INFO("string " << i << ": \"" << texts[i] << "\"");
+        CHECK(qwen().gguf->encode(texts[i], false, false) == expected);
+        CHECK(qwen().gguf->encode(texts[i], true, true) == expected); // add_bos is false
+    }
+    CHECK(i == 46);
 }
