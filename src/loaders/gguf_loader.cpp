@@ -287,9 +287,18 @@ int optional_bool(const GgufFile &f, const std::string &key) {
 GgufVocab read_vocab(const GgufFile &f) {
     GgufVocab v;
     const std::string p = "tokenizer.ggml.";
-    v.model = f.get_string(p + "model");
+    // Bounded before they are decoded (a string costs more in memory than
+    // its 8 bytes in the file).
+    for (const char *name : {"tokens", "scores", "token_type", "merges"})
+        if (const GgufValue *a = f.find(p + name))
+            if (a->type == GgufType::ARRAY && a->array_count > ModelLimits::vocab)
+                fail(LLM_ERR_BAD_DIMENSIONS, f.name, ": key \"", p, name, "\" has ", a->array_count,
+                     " entries (at most ", ModelLimits::vocab, ")");
+    // Absent keys leave the vocabulary empty: load_gguf refuses it, the
+    // weights alone can still be loaded.
+    if (f.find(p + "model")) v.model = f.get_string(p + "model");
     if (f.find(p + "pre")) v.pre = f.get_string(p + "pre");
-    v.tokens = f.get_string_array(p + "tokens");
+    if (f.find(p + "tokens")) v.tokens = f.get_string_array(p + "tokens");
     if (f.find(p + "scores")) v.scores = f.get_float_array(p + "scores");
     if (f.find(p + "token_type")) v.token_types = f.get_int32_array(p + "token_type");
     if (f.find(p + "merges")) v.merges = f.get_string_array(p + "merges");
@@ -361,6 +370,10 @@ std::unique_ptr<Model> load_gguf_weights(const std::string &path, const LoadOpti
 std::unique_ptr<Model> load_gguf(const std::string &path, const LoadOptions &options) {
     GgufVocab vocab;
     auto model = load_gguf_weights(path, options, vocab);
+    if (vocab.model.empty() || vocab.tokens.empty())
+        fail(LLM_ERR_FORMAT, path,
+             ": no tokenizer (the keys tokenizer.ggml.model and tokenizer.ggml.tokens are "
+             "required)");
     model->tokenizer = make_gguf_tokenizer(vocab);
     validate_model(*model);
     return model;

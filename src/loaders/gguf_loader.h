@@ -20,7 +20,8 @@ struct LoadOptions;
 
 // Config, weights, end-of-generation ids, metadata and the default system
 // prompt, without the tokenizer (the weights are checked with
-// validate_weights); the tokenizer.ggml.* data goes to `vocab`.
+// validate_weights); the tokenizer.ggml.* data goes to `vocab` (empty
+// fields for absent keys).
 std::unique_ptr<Model> load_gguf_weights(const std::string &path, const LoadOptions &options,
                                          GgufVocab &vocab);
 

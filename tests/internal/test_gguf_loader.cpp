@@ -10,10 +10,15 @@
 #include "kernels/float_convert.h"
 #include "loaders/gguf_file.h"
 #include "loaders/gguf_loader.h"
+#include "loaders/hf_loader.h"
 #include "loaders/loader.h"
+#include "modelgen/gguf_writer.h"
+#include "modelgen/model_sources.h"
+#include "modelgen/model_writer.h"
 #include "support/engine_helpers.h"
 #include "support/gguf_test_writer.h"
 #include "support/test_support.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace test;
 
@@ -307,7 +312,10 @@ TEST_CASE("gguf: keys the model needs are checked and named", "[gguf]") {
                     w.kv("llama.attention.layer_norm_rms_epsilon")->value = gguf::f32(-1);
                 }),
                 LLM_ERR_BAD_DIMENSIONS, "layer_norm_rms_epsilon");
-    CHECK_ERROR(edited([](GgufWriter &w) { w.remove_key("tokenizer.ggml.tokens"); }),
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.remove_key("tokenizer.ggml.tokens");
+                    w.add_u32("tokenizer.ggml.tokens", 3);
+                }),
                 LLM_ERR_FORMAT, "tokenizer.ggml.tokens");
     CHECK_ERROR(
         edited([](GgufWriter &w) { w.kv("tokenizer.ggml.eos_token_id")->value = gguf::u32(40); }),
@@ -387,12 +395,25 @@ TEST_CASE("gguf: tensors the model needs are checked and named", "[gguf]") {
     CHECK(load_bytes(make_gguf_model(biased).build())->config.qkv_bias);
 }
 
+TEST_CASE("gguf: a file without a tokenizer loads as weights only", "[gguf]") {
+    GgufWriter w = make_gguf_model(GgufModelSpec{});
+    for (const char *k : {"tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.scores",
+                          "tokenizer.ggml.token_type"})
+        w.remove_key(k);
+    llm::GgufVocab vocab;
+    CHECK(load_bytes(w.build(), &vocab)->config.vocab_size == 40);
+    CHECK(vocab.tokens.empty());
+    const std::string path = write_gguf(w.build());
+    CHECK_ERROR(error_of([&] { llm::load_gguf(path, llm::LoadOptions{}); }), LLM_ERR_FORMAT,
+                "tokenizer.ggml.model");
+}
+
 TEST_CASE("gguf: load_model routes a GGUF file to the GGUF loader", "[gguf]") {
     const std::string path = write_gguf(make_gguf_model(GgufModelSpec{}).build());
     try {
         auto m = llm::load_model(path, llm::LoadOptions{});
         CHECK(m->format == "gguf");
-        CHECK(m->tokenizer != nullptr);
+        CHECK(m->tokenizer->vocab_size() == 40);
     } catch (const llm::Error &e) {
         // Until the GGUF tokenizer lands, the load stops there.
         INFO(e.what());
@@ -598,6 +619,42 @@ TEST_CASE("gguf: random corruption never escapes as anything but a status", "[gg
                 parse(b);
         } catch (const llm::Error &e) {
             if (e.status() == LLM_ERR_INTERNAL) FAIL(e.what());
+        }
+    }
+}
+
+TEST_CASE("gguf: the same weights as a Hugging Face folder and as GGUF give the same logits",
+          "[gguf]") {
+    // llm-make-model's GGUF writer stores llama's q/k rows as llama.cpp's
+    // converter does (adjacent RoPE pairs), qwen2's as they are: the loader's
+    // RoPE style must undo exactly that.
+    for (const char *shape : {"stories260K", "qwen2-tiny"}) {
+        INFO(shape);
+        llm::gen::ModelSpec spec = *llm::gen::find_shape(shape);
+        if (spec.config.arch == "qwen2") {
+            spec.config.vocab_size = 256;
+            spec.bos = 1;
+            spec.eos = {3, 4};
+        }
+        const auto tensors = llm::gen::random_tensors(spec, 11);
+        const std::string dir = temp_dir();
+        llm::gen::write_hf_folder(dir, spec, tensors, {llm::DType::F32, 1});
+        const std::string gguf_path = temp_dir() + "/model.gguf";
+        llm::gen::write_gguf(gguf_path, spec, tensors, llm::gen::GgufWriteOptions{});
+
+        auto hf = llm::load_hf_weights(dir, llm::LoadOptions{});
+        llm::GgufVocab vocab;
+        auto gg = llm::load_gguf_weights(gguf_path, llm::LoadOptions{}, vocab);
+        CHECK(gg->config.rope_style == (spec.config.arch == "llama" ? llm::RopeStyle::Interleaved
+                                                                    : llm::RopeStyle::HalfSplit));
+        const std::vector<int32_t> tokens = {1, 17, 200, 5, 99, 3, 42, 250};
+        const std::vector<int32_t> rows = {0, 3, 7};
+        const auto a = teacher_forced_logits(*hf, tokens, rows);
+        const auto b = teacher_forced_logits(*gg, tokens, rows);
+        REQUIRE(a.size() == b.size());
+        for (size_t r = 0; r < a.size(); ++r) {
+            REQUIRE(a[r].size() == b[r].size());
+            CHECK(max_abs_diff(a[r].data(), b[r].data(), a[r].size()) < 1e-4f);
         }
     }
 }
