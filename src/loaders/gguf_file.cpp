@@ -1,6 +1,8 @@
 #include "loaders/gguf_file.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 
 #include "common/checked_math.h"
@@ -356,6 +358,14 @@ int64_t integer_at(GgufType t, const uint8_t *p) {
     }
 }
 
+// A double as the nearest float, infinite beyond float's range (where a
+// plain cast is undefined).
+float to_float(double x) {
+    if (x > static_cast<double>(FLT_MAX)) return HUGE_VALF;
+    if (x < -static_cast<double>(FLT_MAX)) return -HUGE_VALF;
+    return static_cast<float>(x);
+}
+
 } // namespace
 
 const char *gguf_type_name(GgufType t) {
@@ -494,7 +504,7 @@ std::vector<float> GgufFile::get_float_array(const std::string &key) const {
         if (v.array_type == GgufType::F32)
             out.push_back(read_at<float>(p));
         else if (v.array_type == GgufType::F64)
-            out.push_back(static_cast<float>(read_at<double>(p)));
+            out.push_back(to_float(read_at<double>(p)));
         else
             out.push_back(static_cast<float>(integer_at(v.array_type, p)));
     });

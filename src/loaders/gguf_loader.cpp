@@ -1,6 +1,7 @@
 #include "loaders/gguf_loader.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -70,11 +71,11 @@ class ArchKeys {
         const std::string k = key(suffix);
         if (!f_.find(k) && fallback < 0) fail(LLM_ERR_FORMAT, f_.name, ": no key \"", k, "\"");
         const double x = f_.find(k) ? f_.get_float(k) : fallback;
-        const float xf = static_cast<float>(x);
-        if (!(xf > 0.0f) || !std::isfinite(xf))
+        // (checked as a double: a cast of one beyond float's range is undefined)
+        if (!(x > 0.0) || !(x <= static_cast<double>(FLT_MAX)) || !(static_cast<float>(x) > 0.0f))
             fail(LLM_ERR_BAD_DIMENSIONS, f_.name, ": key \"", k, "\" = ", x,
                  " is not a positive number");
-        return xf;
+        return static_cast<float>(x);
     }
 
   private:

@@ -313,6 +313,11 @@ TEST_CASE("gguf: keys the model needs are checked and named", "[gguf]") {
                 }),
                 LLM_ERR_BAD_DIMENSIONS, "layer_norm_rms_epsilon");
     CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.remove_key("llama.rope.freq_base");
+                    w.add_f64("llama.rope.freq_base", 1e300); // beyond float
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "llama.rope.freq_base");
+    CHECK_ERROR(edited([](GgufWriter &w) {
                     w.remove_key("tokenizer.ggml.tokens");
                     w.add_u32("tokenizer.ggml.tokens", 3);
                 }),
