@@ -264,7 +264,7 @@ int32_t llm_model_weight_type(const llm_model *model) {
 const char *llm_model_arch(const llm_model *model) {
     if (!model) return "";
     const std::string &arch = model->model->config.arch;
-    for (const char *known : {"qwen2", "qwen3"})
+    for (const char *known : {"qwen2", "qwen3", "gemma3"})
         if (arch == known) return known;
     return "llama";
 }

@@ -47,6 +47,15 @@ struct ScratchLayout {
 int64_t line_up(int64_t n) {
     return (n + 15) / 16 * 16;
 }
+// The distinct RoPE thetas of the layers, in order of first use.
+std::vector<float> rope_thetas(const ModelConfig &c) {
+    std::vector<float> thetas;
+    for (int32_t l = 0; l < c.n_layers; ++l)
+        if (std::find(thetas.begin(), thetas.end(), c.layer_rope_theta(l)) == thetas.end())
+            thetas.push_back(c.layer_rope_theta(l));
+    return thetas;
+}
+
 ScratchLayout scratch_layout(const ModelConfig &c) {
     ScratchLayout l{};
     l.q = 0;
@@ -64,7 +73,11 @@ ScratchLayout scratch_layout(const ModelConfig &c) {
 Transformer::Transformer(const Model &model, int32_t n_ctx, int n_threads, DType kv_type)
     : model_(model), cfg_(model.config),
       cache_(cfg_.n_layers, n_ctx, cfg_.n_kv_heads, cfg_.head_dim, kv_type),
-      pool_(std::make_unique<ThreadPool>(n_threads)) {
+      pool_(std::make_unique<ThreadPool>(n_threads)), rope_thetas_(rope_thetas(cfg_)) {
+    for (int32_t l = 0; l < cfg_.n_layers; ++l)
+        rope_table_.push_back(static_cast<int32_t>(
+            std::find(rope_thetas_.begin(), rope_thetas_.end(), cfg_.layer_rope_theta(l)) -
+            rope_thetas_.begin()));
     const int64_t fits = model.weight_bytes() / kScratchShare / batch_bytes_per_token(cfg_);
     max_batch_ = std::clamp(fits / kMinBatch * kMinBatch, kMinBatch, kMaxBatch);
     ensure_batch(1);
@@ -75,7 +88,8 @@ int64_t Transformer::batch_bytes_per_token(const ModelConfig &c) {
     // of a matrix product's input (transposed or quantized, at most fp32 of
     // the widest input).
     const int64_t widest = std::max({c.dim, c.q_dim(), c.hidden_dim});
-    return 4 * (2 * c.dim + scratch_layout(c).per_token + c.head_dim + widest);
+    const int64_t angles = c.head_dim * static_cast<int64_t>(rope_thetas(c).size());
+    return 4 * (2 * c.dim + scratch_layout(c).per_token + angles + widest);
 }
 
 Transformer::~Transformer() = default;
@@ -94,7 +108,7 @@ void Transformer::ensure_batch(int64_t n) {
         att_out_ = shared_.data() + N * l.att_out;
         hb_ = shared_.data() + N * l.hb;
         hb2_ = shared_.data() + N * l.hb2;
-        rope_cs_.resize(N * cfg_.head_dim);
+        rope_cs_.resize(N * rope_thetas_.size() * cfg_.head_dim);
         scores_.resize(static_cast<size_t>(pool_->size() * cfg_.n_heads) * cache_.n_ctx());
     } catch (const std::bad_alloc &) {
         fail(LLM_ERR_OUT_OF_MEMORY, "cannot allocate activations for a batch of ", n, " tokens");
@@ -102,7 +116,8 @@ void Transformer::ensure_batch(int64_t n) {
     batch_cap_ = n;
 }
 
-// x += Wo · attention(rmsnorm(x)) for every token of the batch.
+// x += Wo · attention(rmsnorm(x)) for every token of the batch (with
+// post_norms: x += rmsnorm(Wo · attention(rmsnorm(x)))).
 void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     const LayerWeights &lw = model_.weights.layers[static_cast<size_t>(layer)];
     const int64_t dim = cfg_.dim, q_dim = cfg_.q_dim(), kv_dim = cfg_.kv_dim();
@@ -119,6 +134,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         matmul_group(qkv, 3, xb_.data(), n, pool);
     }
     const bool interleaved = cfg_.rope_style == RopeStyle::Interleaved;
+    const int64_t tables = static_cast<int64_t>(rope_thetas_.size());
+    const int64_t table = rope_table_[static_cast<size_t>(layer)];
     for_each_token(pool, n, [&](int64_t t) {
         if (cfg_.qkv_bias) {
             add_bias(&q_[t * q_dim], lw.bq.data, q_dim);
@@ -133,7 +150,7 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
                 rmsnorm(&k_[t * kv_dim + h * hd], &k_[t * kv_dim + h * hd], lw.k_norm.data, hd,
                         cfg_.norm_eps);
         }
-        const float *cs = &rope_cs_[t * hd];
+        const float *cs = &rope_cs_[(t * tables + table) * hd];
         rope(&q_[t * q_dim], cfg_.n_heads, hd, cs, interleaved);
         rope(&k_[t * kv_dim], cfg_.n_kv_heads, hd, cs, interleaved);
         const int32_t pos = pos0 + static_cast<int32_t>(t);
@@ -141,20 +158,23 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
             cache_.store(layer, j, pos, &k_[t * kv_dim + j * hd], &v_[t * kv_dim + j * hd]);
     });
 
-    // Causal attention: token t sees positions 0..pos0+t. Query head h reads
-    // KV head h / (n_heads / n_kv_heads) (grouped-query attention).
+    // Causal attention: token t sees positions 0..pos0+t, or with a window
+    // only the last `window` of them. Query head h reads KV head
+    // h / (n_heads / n_kv_heads) (grouped-query attention).
     const int64_t group = cfg_.n_heads / cfg_.n_kv_heads;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const float scale = cfg_.attention_scores_scale();
+    const int64_t window = cfg_.window(layer);
     const int64_t heads = cfg_.n_heads, n_ctx = cache_.n_ctx();
-    // Bytes: every key and value of positions 0 .. pos0 + n - 1, read once.
+    const int64_t first = window > 0 ? std::max<int64_t>(0, pos0 - window + 1) : 0;
+    // Bytes: every key and value of positions first .. pos0 + n - 1, read once.
     StageTimer attention_timer(profile_, ForwardProfile::Attention,
-                               static_cast<double>(pos0 + n) *
+                               static_cast<double>(pos0 + n - first) *
                                    static_cast<double>(cache_.position_bytes()));
     if (n > 1) {
         // A batch: each KV head's query rows as GEMMs over blocks of the cache.
         attention_batch(cache_.type(), q_, cache_.keys(layer), cache_.values(layer),
                         cache_.head_stride(), n, pos0, hd, heads, cfg_.n_kv_heads, scale, att_out_,
-                        pool);
+                        pool, window);
     } else {
         // One token: its heads split evenly over the threads, each block of
         // heads done together so that each position's keys and values are
@@ -166,8 +186,9 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
             for (int64_t job = begin; job < end; ++job) {
                 const int64_t h0 = job * block;
                 attention_heads(cache_.type(), &q_[h0 * hd], cache_.keys(layer),
-                                cache_.values(layer), cache_.head_stride(), pos0 + 1, hd, h0,
-                                std::min(block, heads - h0), group, scale, att, &att_out_[h0 * hd]);
+                                cache_.values(layer), cache_.head_stride(), pos0 + 1 - first, hd,
+                                h0, std::min(block, heads - h0), group, scale, att,
+                                &att_out_[h0 * hd], first);
             }
         });
     }
@@ -176,10 +197,15 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         StageTimer timer(profile_, ForwardProfile::Output, static_cast<double>(lw.wo.bytes()));
         matmul(lw.wo, att_out_, n, xb_.data(), pool);
     }
-    for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
+    for_each_token(pool, n, [&](int64_t t) {
+        if (cfg_.post_norms)
+            rmsnorm(&xb_[t * dim], &xb_[t * dim], lw.post_attn_norm.data, dim, cfg_.norm_eps);
+        add_inplace(&x_[t * dim], &xb_[t * dim], dim);
+    });
 }
 
-// x += W_down · (silu(W_gate · h) * (W_up · h)), h = rmsnorm(x)   (SwiGLU)
+// x += W_down · (act(W_gate · h) * (W_up · h)), h = rmsnorm(x), act = silu
+// (SwiGLU) or gelu_tanh (with post_norms: x += rmsnorm(W_down · ...)).
 void Transformer::ffn_block(int32_t layer, int64_t n) {
     const LayerWeights &lw = model_.weights.layers[static_cast<size_t>(layer)];
     const int64_t dim = cfg_.dim;
@@ -194,13 +220,19 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
                          static_cast<double>(lw.w_gate.bytes() + lw.w_up.bytes()));
         matmul_group(gate_up, 2, xb_.data(), n, pool);
     }
-    for_each_token(pool, n,
-                   [&](int64_t t) { silu_mul(&hb_[t * hidden], &hb2_[t * hidden], hidden); });
+    const bool gelu = cfg_.ffn_activation == Activation::GeluTanh;
+    for_each_token(pool, n, [&](int64_t t) {
+        (gelu ? gelu_mul : silu_mul)(&hb_[t * hidden], &hb2_[t * hidden], hidden);
+    });
     {
         StageTimer timer(profile_, ForwardProfile::Down, static_cast<double>(lw.w_down.bytes()));
         matmul(lw.w_down, hb_, n, xb_.data(), pool);
     }
-    for_each_token(pool, n, [&](int64_t t) { add_inplace(&x_[t * dim], &xb_[t * dim], dim); });
+    for_each_token(pool, n, [&](int64_t t) {
+        if (cfg_.post_norms)
+            rmsnorm(&xb_[t * dim], &xb_[t * dim], lw.post_ffn_norm.data, dim, cfg_.norm_eps);
+        add_inplace(&x_[t * dim], &xb_[t * dim], dim);
+    });
 }
 
 void Transformer::check_input(const int32_t *tokens, int64_t n, int32_t pos0) const {
@@ -226,11 +258,18 @@ int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, flo
         const int64_t b = std::min(left, (even + kMinBatch - 1) / kMinBatch * kMinBatch);
         ensure_batch(b);
         const int32_t pos = pos0 + static_cast<int32_t>(done);
+        const size_t tables = rope_thetas_.size();
         for (int64_t t = 0; t < b; ++t) {
-            matrix_row_f32(model_.weights.token_embedding, tokens[done + t], &x_[t * dim]);
-            rope_angles(&rope_cs_[t * cfg_.head_dim], cfg_.head_dim, pos + static_cast<int32_t>(t),
-                        cfg_.rope_theta,
-                        cfg_.rope_freq_divisors.empty() ? nullptr : cfg_.rope_freq_divisors.data());
+            float *x = &x_[t * dim];
+            matrix_row_f32(model_.weights.token_embedding, tokens[done + t], x);
+            if (cfg_.embedding_scale != 1.0f)
+                for (int64_t i = 0; i < dim; ++i)
+                    x[i] *= cfg_.embedding_scale;
+            for (size_t k = 0; k < tables; ++k)
+                rope_angles(&rope_cs_[(static_cast<size_t>(t) * tables + k) * cfg_.head_dim],
+                            cfg_.head_dim, pos + static_cast<int32_t>(t), rope_thetas_[k],
+                            cfg_.rope_freq_divisors.empty() ? nullptr
+                                                            : cfg_.rope_freq_divisors.data());
         }
         for (int32_t l = 0; l < cfg_.n_layers; ++l) {
             if (cancel && cancel->load(std::memory_order_relaxed)) return done;

@@ -1,6 +1,7 @@
 // The forward pass: token ids in, next-token logits out. One implementation
 // serves every model family; the ModelConfig says which variant (RoPE layout,
-// biases, theta, eps) to apply.
+// biases, theta per layer, eps, norms present, activation, attention window
+// per layer, scales) to apply.
 //
 //   tokens -> embedding -> n_layers x [attention block, FFN block] -> final norm -> logits
 #pragma once
@@ -64,8 +65,13 @@ class Transformer {
     std::vector<float> x_, xb_, shared_;
     float *q_ = nullptr, *k_ = nullptr, *v_ = nullptr, *att_out_ = nullptr;
     float *hb_ = nullptr, *hb2_ = nullptr;
-    std::vector<float> rope_cs_; // [token][head_dim/2][cos, sin]
-    std::vector<float> scores_;  // [thread][head][n_ctx] attention scores
+    // RoPE's angles per token, one table per distinct theta of the layers:
+    // [token][table][head_dim/2][cos, sin]; layer l reads table
+    // rope_table_[l] of rope_thetas_.
+    std::vector<float> rope_cs_;
+    std::vector<float> rope_thetas_;
+    std::vector<int32_t> rope_table_;
+    std::vector<float> scores_; // [thread][head][n_ctx] attention scores
     ForwardProfile *profile_ = nullptr;
 };
 

@@ -104,18 +104,22 @@ struct KernelTable {
                     float eps) = nullptr;
     void (*softmax)(float *x, int64_t n) = nullptr;
     void (*silu_mul)(float *a, const float *b, int64_t n) = nullptr;
+    // a[i] = gelu_tanh(a[i]) * b[i] (gelu_mul in kernels.h)
+    void (*gelu_mul)(float *a, const float *b, int64_t n) = nullptr;
     void (*add)(float *a, const float *b, int64_t n) = nullptr;
     float (*dot)(const float *a, const float *b, int64_t n) = nullptr;
     float (*max)(const float *x, int64_t n) = nullptr; // n >= 1, NaN-free input
 
     // One key block of the batched attention's online softmax
     // (attention_batch in kernels.h). s[r * ld + p] holds row r's scores at
-    // the block's positions p < n_pos, of which it sees the first
-    // visible[r] (0 to n_pos). On return s[r * ld + p] = exp(s - m'[r]) for
-    // those and 0 for the rest, with m'[r] = max(m[r], the visible scores);
-    // c[r] = exp(m[r] - m'[r]) rescales what earlier blocks summed, and
-    // l[r] = l[r] * c[r] + the row's new sum. m starts at kNoScore.
-    void (*softmax_block)(float *s, int64_t ld, int64_t n_rows, int64_t n_pos,
+    // the block's positions p < n_pos, of which it sees those from first[r]
+    // (0 when first is null) up to visible[r] (0 <= first[r], visible[r] <=
+    // n_pos; none when first[r] >= visible[r]: a sliding window's lower
+    // bound). On return s[r * ld + p] = exp(s - m'[r]) for those and 0 for
+    // the rest, with m'[r] = max(m[r], the visible scores); c[r] =
+    // exp(m[r] - m'[r]) rescales what earlier blocks summed, and l[r] =
+    // l[r] * c[r] + the row's new sum. m starts at kNoScore.
+    void (*softmax_block)(float *s, int64_t ld, int64_t n_rows, int64_t n_pos, const int64_t *first,
                           const int64_t *visible, float *m, float *l, float *c) = nullptr;
 
     // Attention of query heads [h0, h0 + n_heads) of one token over n_pos

@@ -410,6 +410,10 @@ void silu_mul(float *a, const float *b, int64_t n) {
     kernel_table().silu_mul(a, b, n);
 }
 
+void gelu_mul(float *a, const float *b, int64_t n) {
+    kernel_table().gelu_mul(a, b, n);
+}
+
 void narrow_f16(const float *x, uint8_t *out, int64_t n) {
     kernel_table().narrow_f16(x, out, n);
 }
@@ -428,12 +432,16 @@ float dot_f32(const float *a, const float *b, int64_t n) {
 
 void attention_heads(DType kv_type, const float *q, const void *k, const void *v,
                      int64_t head_stride, int64_t n_pos, int64_t head_dim, int64_t h0,
-                     int64_t n_heads, int64_t group, float scale, float *scores, float *out) {
+                     int64_t n_heads, int64_t group, float scale, float *scores, float *out,
+                     int64_t first) {
     const KernelTable &t = kernel_table();
     if (kv_type != DType::F32 && kv_type != DType::F16)
         fail(LLM_ERR_INTERNAL, "attention: no kernel for a ", dtype_name(kv_type), " KV cache");
+    // Position first of every head is where position 0 would be.
+    const size_t skip = static_cast<size_t>(first * head_dim) * (kv_type == DType::F16 ? 2 : 4);
     (kv_type == DType::F16 ? t.attention_f16 : t.attention_f32)(
-        q, k, v, head_stride, n_pos, head_dim, h0, n_heads, group, scale, scores, out);
+        q, static_cast<const uint8_t *>(k) + skip, static_cast<const uint8_t *>(v) + skip,
+        head_stride, n_pos, head_dim, h0, n_heads, group, scale, scores, out);
 }
 
 namespace {
@@ -446,7 +454,7 @@ constexpr int64_t kAttnKeys = 256;
 
 struct AttentionScratch {
     std::vector<float> qt, keys, values, scores, out_t, block_out_t, m, l, c;
-    std::vector<int64_t> visible;
+    std::vector<int64_t> first, visible;
 };
 thread_local AttentionScratch t_attention;
 
@@ -454,7 +462,8 @@ thread_local AttentionScratch t_attention;
 
 // The query rows of KV head j are row i = t * group + g for token t and its
 // query head j * group + g. A job takes kAttnRows of them and walks the
-// positions they see in blocks of kAttnKeys, each block two GEMMs with the
+// positions they see (from the window's start for its first row, with a
+// window) in blocks of kAttnKeys, each block two GEMMs with the
 // cache rows read in place (fp16 ones widened first):
 //   scores S = Q K^T: the block's keys as the weight rows, the job's queries
 //     (scaled, transposed: [d][row]) as the packed activations, giving
@@ -466,8 +475,8 @@ thread_local AttentionScratch t_attention;
 //     block is added.
 void attention_batch(DType kv_type, const float *q, const void *k, const void *v,
                      int64_t head_stride, int64_t n_tokens, int32_t pos0, int64_t head_dim,
-                     int64_t n_heads, int64_t n_kv_heads, float scale, float *out,
-                     ThreadPool *pool) {
+                     int64_t n_heads, int64_t n_kv_heads, float scale, float *out, ThreadPool *pool,
+                     int64_t window) {
     const KernelTable &kt = kernel_table();
     if (kv_type != DType::F32 && kv_type != DType::F16)
         fail(LLM_ERR_INTERNAL, "attention: no kernel for a ", dtype_name(kv_type), " KV cache");
@@ -491,6 +500,7 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
             a.m.assign(static_cast<size_t>(nr), kNoScore);
             a.l.assign(static_cast<size_t>(nr), 0.0f);
             a.c.resize(static_cast<size_t>(nr));
+            a.first.resize(static_cast<size_t>(nr));
             a.visible.resize(static_cast<size_t>(nr));
             auto query = [&](int64_t i) { // offset of row r0 + i in q and out
                 const int64_t r = r0 + i;
@@ -502,11 +512,15 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
                     a.qt[static_cast<size_t>(d * ld + i)] = src[d] * scale;
             }
             const int64_t n_pos = pos0 + (r0 + nr - 1) / group + 1;
+            // Row i sees positions lo(i) .. pos0 + (r0 + i) / group.
+            auto lo = [&](int64_t i) {
+                return window > 0 ? std::max<int64_t>(0, pos0 + (r0 + i) / group - window + 1) : 0;
+            };
             const uint8_t *kb =
                 static_cast<const uint8_t *>(k) + kv_head * head_stride * value_bytes;
             const uint8_t *vb =
                 static_cast<const uint8_t *>(v) + kv_head * head_stride * value_bytes;
-            for (int64_t p0 = 0; p0 < n_pos; p0 += kAttnKeys) {
+            for (int64_t p0 = lo(0); p0 < n_pos; p0 += kAttnKeys) {
                 const int64_t np = std::min(kAttnKeys, n_pos - p0);
                 const uint8_t *kp = kb + p0 * hd * value_bytes, *vp = vb + p0 * hd * value_bytes;
                 const float *keys = reinterpret_cast<const float *>(kp);
@@ -531,9 +545,10 @@ void attention_batch(DType kv_type, const float *q, const void *k, const void *v
                 for (int64_t i = 0; i < nr; ++i) {
                     const int64_t seen = pos0 + (r0 + i) / group + 1 - p0; // positions < p0 + seen
                     a.visible[static_cast<size_t>(i)] = std::clamp<int64_t>(seen, 0, np);
+                    a.first[static_cast<size_t>(i)] = std::clamp<int64_t>(lo(i) - p0, 0, np);
                 }
-                kt.softmax_block(a.scores.data(), kAttnKeys, nr, np, a.visible.data(), a.m.data(),
-                                 a.l.data(), a.c.data());
+                kt.softmax_block(a.scores.data(), kAttnKeys, nr, np, a.first.data(),
+                                 a.visible.data(), a.m.data(), a.l.data(), a.c.data());
                 kt.gemm_f32(a.scores.data(), kAttnKeys, nr, values, hdp, hd, np,
                             a.block_out_t.data(), ld);
                 for (int64_t d = 0; d < hd; ++d)

@@ -43,6 +43,10 @@ void softmax(float *x, int64_t n);
 // a[i] = silu(a[i]) * b[i]   (SwiGLU's gate)
 void silu_mul(float *a, const float *b, int64_t n);
 
+// a[i] = gelu_tanh(a[i]) * b[i], gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi)
+// (x + 0.044715 x^3)))   (Gemma's GELU-gated FFN)
+void gelu_mul(float *a, const float *b, int64_t n);
+
 // a[i] += b[i]
 void add_inplace(float *a, const float *b, int64_t n);
 
@@ -61,8 +65,9 @@ float max_f32(const float *x, int64_t n);
 float dot_f32(const float *a, const float *b, int64_t n);
 
 // Attention of query heads [h0, h0 + n_heads) of one token: for each head
-// h, out_h = sum_p softmax_p(scale * q_h . k_p) v_p over n_pos positions,
-// where k_p, v_p belong to KV head h / group (grouped-query attention).
+// h, out_h = sum_p softmax_p(scale * q_h . k_p) v_p over the n_pos positions
+// first .. first + n_pos - 1 (first > 0: a sliding window), where k_p, v_p
+// belong to KV head h / group (grouped-query attention).
 // KV head j's key at position p is k + j * head_stride + p * head_dim values
 // of type kv_type (F32 or F16: the KV cache's layout), v likewise. q and out
 // hold the n_heads heads' vectors, head_dim apart. `scores` has room for
@@ -70,20 +75,22 @@ float dot_f32(const float *a, const float *b, int64_t n);
 // block's KV heads are read as that many sequential streams at once.
 void attention_heads(DType kv_type, const float *q, const void *k, const void *v,
                      int64_t head_stride, int64_t n_pos, int64_t head_dim, int64_t h0,
-                     int64_t n_heads, int64_t group, float scale, float *scores, float *out);
+                     int64_t n_heads, int64_t group, float scale, float *scores, float *out,
+                     int64_t first = 0);
 
 // Causal attention of a batch of n_tokens consecutive tokens, the first at
 // position pos0, over the KV cache (which already holds them): for each
 // query head h of token t, out = sum over p <= pos0 + t of softmax_p(scale *
-// q . k_p) v_p, with k, v as in attention_heads. q and out are n_tokens x
+// q . k_p) v_p, with k, v as in attention_heads. window > 0 restricts p to
+// the last `window` positions, p > pos0 + t - window (a sliding window). q and out are n_tokens x
 // (n_heads x head_dim), row-major. The query rows of each KV head are
 // computed as GEMMs against blocks of keys and values with an online
 // softmax (flash-attention style), so the cache is read once per block of
 // query rows instead of once per token.
 void attention_batch(DType kv_type, const float *q, const void *k, const void *v,
                      int64_t head_stride, int64_t n_tokens, int32_t pos0, int64_t head_dim,
-                     int64_t n_heads, int64_t n_kv_heads, float scale, float *out,
-                     ThreadPool *pool);
+                     int64_t n_heads, int64_t n_kv_heads, float scale, float *out, ThreadPool *pool,
+                     int64_t window = 0);
 
 // RoPE on `n_heads` heads of `head_dim` values at `pos`.
 // interleaved: pairs (2i, 2i+1); otherwise pairs (i, i + head_dim/2).

@@ -142,15 +142,16 @@ void softmax_ref(float *x, int64_t n) {
         x[i] /= sum;
 }
 
-void softmax_block_ref(float *s, int64_t ld, int64_t n_rows, int64_t n_pos, const int64_t *visible,
-                       float *m, float *l, float *c) {
+void softmax_block_ref(float *s, int64_t ld, int64_t n_rows, int64_t n_pos, const int64_t *first,
+                       const int64_t *visible, float *m, float *l, float *c) {
     for (int64_t r = 0; r < n_rows; ++r) {
         float *x = s + r * ld;
+        const int64_t f = first ? first[r] : 0;
         float mx = m[r], sum = 0.0f;
-        for (int64_t p = 0; p < visible[r]; ++p)
+        for (int64_t p = f; p < visible[r]; ++p)
             mx = std::max(mx, x[p]);
         for (int64_t p = 0; p < n_pos; ++p) {
-            x[p] = p < visible[r] ? std::exp(x[p] - mx) : 0.0f;
+            x[p] = p >= f && p < visible[r] ? std::exp(x[p] - mx) : 0.0f;
             sum += x[p];
         }
         c[r] = std::exp(m[r] - mx);
@@ -164,6 +165,17 @@ void silu_mul_ref(float *a, const float *b, int64_t n) {
         float v = a[i];
         v *= 1.0f / (1.0f + std::exp(-v));
         a[i] = v * b[i];
+    }
+}
+
+// GELU with the tanh approximation, as written:
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+void gelu_mul_ref(float *a, const float *b, int64_t n) {
+    const float k = 0.7978845608028654f; // sqrt(2/pi)
+    for (int64_t i = 0; i < n; ++i) {
+        const float x = a[i];
+        const float g = 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+        a[i] = g * b[i];
     }
 }
 
@@ -232,6 +244,7 @@ void fill_scalar_kernels(KernelTable &t) {
     t.softmax = softmax_ref;
     t.softmax_block = softmax_block_ref;
     t.silu_mul = silu_mul_ref;
+    t.gelu_mul = gelu_mul_ref;
     t.add = add_ref;
     t.dot = dot_ref;
     t.max = max_ref;

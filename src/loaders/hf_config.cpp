@@ -140,6 +140,104 @@ std::vector<float> rope_scaling_divisors(const Json &scaling, const std::string 
         fail(LLM_ERR_BAD_DIMENSIONS, path, ": rope_scaling ", scaling.dump(),
              " needs factor >= 1, 0 < low_freq_factor < high_freq_factor and a positive "
              "original_max_position_embeddings");
+    return llama3_rope_divisors(head_dim, theta, factor, low, high, original);
+}
+
+// A RoPE description that must change nothing: absent, "default", or
+// "linear" with factor 1 (Gemma 3's rope_scaling, which would apply to its
+// global layers only, and the entries of its rope_parameters).
+void expect_plain_rope(const Json *rope, const std::string &path, const char *field) {
+    if (!rope) return;
+    if (!rope->is_object()) fail(LLM_ERR_FORMAT, path, ": \"", field, "\" is not an object");
+    const Fields f(*rope, path);
+    const std::string type = f.string("rope_type", f.string("type", "default"));
+    if (type == "default" || (type == "linear" && f.number("factor", 1.0) == 1.0)) return;
+    unsupported(path, field, rope->dump());
+}
+
+// Gemma 3's own fields: the attention of each layer (sliding window and
+// local RoPE theta on "sliding_attention" layers, rope_theta on the others),
+// the scales and norms, refusals of what it does not use.
+void read_gemma3(const Fields &f, int64_t n_layers, int64_t dim, HfConfig &out) {
+    const std::string &path = f.path();
+    ModelConfig &c = out.model;
+    const std::string act = f.string("hidden_activation", "gelu_pytorch_tanh");
+    if (act != "gelu_pytorch_tanh")
+        unsupported(path, "hidden_activation", "\"" + act + "\" (only gelu_pytorch_tanh)");
+    for (const char *cap : {"final_logit_softcapping", "attn_logit_softcapping"})
+        if (const Json *v = f.get(cap))
+            unsupported(path, cap, v->dump() + " (Gemma 2's softcapping)");
+    if (f.boolean("use_bidirectional_attention", false))
+        unsupported(path, "use_bidirectional_attention", "true (an embedding model)");
+
+    double global_theta = f.number("rope_theta", 1000000.0);
+    double local_theta = f.number("rope_local_base_freq", 10000.0);
+    expect_plain_rope(f.get("rope_scaling"), path, "rope_scaling");
+    if (const Json *params = f.get("rope_parameters")) {
+        // transformers 5's form: {"full_attention": {...}, "sliding_attention": {...}}.
+        if (!params->is_object())
+            fail(LLM_ERR_FORMAT, path, ": \"rope_parameters\" is not an object");
+        const Fields p(*params, path);
+        for (const char *kind : {"full_attention", "sliding_attention"}) {
+            const Json *entry = p.get(kind);
+            expect_plain_rope(entry, path, "rope_parameters");
+            if (!entry) continue;
+            const double theta = Fields(*entry, path).number("rope_theta", 0.0);
+            const bool full = std::string(kind) == "full_attention";
+            if (theta != 0.0) (full ? global_theta : local_theta) = theta;
+        }
+    }
+    for (double theta : {global_theta, local_theta})
+        if (!(theta > 0.0 && theta < 1e30))
+            fail(LLM_ERR_BAD_DIMENSIONS, path, ": rope theta ", theta, " is not a positive number");
+    c.rope_theta = static_cast<float>(global_theta);
+
+    const int64_t window = f.integer("sliding_window", 4096);
+    check_dimension(path, "sliding_window", window, ModelLimits::seq_len);
+    std::vector<bool> sliding(static_cast<size_t>(n_layers));
+    if (const Json *types = f.get("layer_types")) {
+        if (!types->is_array() || types->size() != static_cast<size_t>(n_layers))
+            fail(LLM_ERR_FORMAT, path, ": \"layer_types\" is not a list of ", n_layers,
+                 " layer types");
+        for (size_t i = 0; i < types->size(); ++i) {
+            const Json &t = (*types)[i];
+            const std::string kind = t.is_string() ? t.get<std::string>() : t.dump();
+            if (kind != "sliding_attention" && kind != "full_attention")
+                unsupported(path, "layer_types", "entry \"" + kind + "\"");
+            sliding[i] = kind == "sliding_attention";
+        }
+    } else {
+        // transformers' rule: every pattern-th layer is global, the rest slide.
+        const int64_t pattern = f.integer("sliding_window_pattern", 6);
+        check_dimension(path, "sliding_window_pattern", pattern, ModelLimits::layers);
+        for (int64_t i = 0; i < n_layers; ++i)
+            sliding[static_cast<size_t>(i)] = (i + 1) % pattern != 0;
+    }
+    c.layer_attention.resize(static_cast<size_t>(n_layers));
+    for (size_t i = 0; i < sliding.size(); ++i)
+        if (sliding[i])
+            c.layer_attention[i] = {static_cast<int32_t>(window), static_cast<float>(local_theta)};
+        else
+            c.layer_attention[i] = {0, static_cast<float>(global_theta)};
+
+    const double scalar = f.number("query_pre_attn_scalar", 256.0);
+    if (!(scalar > 0.0 && scalar < 1e30))
+        fail(LLM_ERR_BAD_DIMENSIONS, path, ": query_pre_attn_scalar ", scalar,
+             " is not a positive number");
+    c.attention_scale = static_cast<float>(1.0 / std::sqrt(scalar));
+    // sqrt(hidden_size) in fp32, the activations' precision here (transformers
+    // rounds it to the weights' dtype, llama.cpp keeps fp32).
+    c.embedding_scale = std::sqrt(static_cast<float>(dim));
+    c.ffn_activation = Activation::GeluTanh;
+    c.qk_norm = true;
+    c.post_norms = true;
+    out.norm_offset = 1.0f;
+}
+
+} // namespace
+
+std::vector<float> llama3_rope_divisors(int64_t head_dim, double theta, double factor, double low,
+                                        double high, double original) {
     const double pi = 3.14159265358979323846;
     std::vector<float> divisors(static_cast<size_t>(head_dim / 2));
     for (int64_t i = 0; i < head_dim / 2; ++i) {
@@ -157,8 +255,6 @@ std::vector<float> rope_scaling_divisors(const Json &scaling, const std::string 
     return divisors;
 }
 
-} // namespace
-
 HfConfig parse_hf_config(const std::string &json_text, const std::string &path) {
     const Json j = parse_object(json_text, path);
     const Fields f(j, path);
@@ -166,10 +262,16 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
 
     const std::string model_type = f.string("model_type", "");
     if (model_type.empty()) fail(LLM_ERR_FORMAT, path, ": no \"model_type\"");
-    if (model_type != "qwen2" && model_type != "qwen3" && model_type != "llama")
+    if (model_type == "gemma3")
         unsupported(path, "model_type",
-                    "\"" + model_type + "\" (libllm reads qwen2, qwen3 and llama)");
+                    "\"gemma3\" (the multimodal checkpoint; libllm reads Gemma 3's text-only "
+                    "gemma3_text)");
+    if (model_type != "qwen2" && model_type != "qwen3" && model_type != "llama" &&
+        model_type != "gemma3_text")
+        unsupported(path, "model_type",
+                    "\"" + model_type + "\" (libllm reads qwen2, qwen3, llama and gemma3_text)");
     const bool qwen2 = model_type == "qwen2", qwen3 = model_type == "qwen3";
+    const bool gemma3 = model_type == "gemma3_text";
 
     if (const Json *arch = f.get("architectures")) {
         bool causal_lm = false;
@@ -183,8 +285,10 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
     if (f.has("quantization_config"))
         unsupported(path, "quantization_config", "(pre-quantized weights)");
 
-    const std::string act = f.string("hidden_act", "silu");
-    if (act != "silu") unsupported(path, "hidden_act", "\"" + act + "\" (only silu)");
+    if (!gemma3) { // (Gemma 3 names it hidden_activation: read_gemma3)
+        const std::string act = f.string("hidden_act", "silu");
+        if (act != "silu") unsupported(path, "hidden_act", "\"" + act + "\" (only silu)");
+    }
     const bool attention_bias = qwen2 || f.boolean("attention_bias", false);
     if (!qwen2) {
         if (attention_bias && !qwen3) unsupported(path, "attention_bias", "true");
@@ -193,14 +297,16 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
 
     HfConfig out;
     ModelConfig &c = out.model;
-    c.arch = model_type;
+    c.arch = gemma3 ? "gemma3" : model_type;
     const int64_t dim = f.integer("hidden_size");
     const int64_t hidden = f.integer("intermediate_size");
     const int64_t layers = f.integer("num_hidden_layers");
     const int64_t heads = f.integer("num_attention_heads");
     const int64_t kv_heads = f.integer("num_key_value_heads", heads);
     const int64_t vocab = f.integer("vocab_size");
-    const int64_t max_pos = f.integer("max_position_embeddings", qwen2 ? 32768 : 2048);
+    const int64_t max_pos = f.integer("max_position_embeddings", qwen2    ? 32768
+                                                                 : gemma3 ? 131072
+                                                                          : 2048);
     check_dimension(path, "hidden_size", dim, L::dim);
     check_dimension(path, "intermediate_size", hidden, L::hidden_dim);
     check_dimension(path, "num_hidden_layers", layers, L::layers);
@@ -249,9 +355,12 @@ HfConfig parse_hf_config(const std::string &json_text, const std::string &path) 
     // Qwen2 always has q/k/v biases; Qwen3 as attention_bias says; Llama none.
     c.qkv_bias = attention_bias;
     c.qk_norm = qwen3;
-    if (const Json *scaling = f.get("rope_scaling"))
+    if (gemma3)
+        read_gemma3(f, layers, dim, out);
+    else if (const Json *scaling = f.get("rope_scaling"))
         c.rope_freq_divisors = rope_scaling_divisors(*scaling, path, head_dim, theta);
-    out.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
+    // (transformers' default: tied for Gemma 3, untied for the others)
+    out.tie_word_embeddings = f.boolean("tie_word_embeddings", gemma3);
     out.eos_token_ids = eos_ids(f);
     return out;
 }

@@ -40,12 +40,22 @@ class TensorBinder {
         return Matrix{aligned_data(t), t.dtype, rows, cols};
     }
 
-    // Norm gains and biases: widened to fp32 in storage the model owns.
-    Vector vector(const std::string &name, int64_t n) {
+    // Norm gains and biases: widened to fp32 in storage the model owns
+    // (plus `offset`).
+    Vector vector(const std::string &name, int64_t n, float offset = 0.0f) {
         const SafeTensor &t = take(name, {n});
         float *out = reinterpret_cast<float *>(model_.allocate(static_cast<size_t>(n) * 4));
         matrix_row_f32(Matrix{aligned_data(t), t.dtype, 1, n}, 0, out);
+        if (offset != 0.0f)
+            for (int64_t i = 0; i < n; ++i)
+                out[i] += offset;
         return Vector{out, n};
+    }
+
+    // An RMSNorm's weight as the engine's gain: the file's values + offset
+    // (1 for Gemma's x / rms * (1 + w), added in fp32 as transformers does).
+    Vector norm(const std::string &name, int64_t n, float offset) {
+        return vector(name, n, offset);
     }
 
     // Every tensor of the files must have been bound (buffers that
@@ -95,18 +105,19 @@ void bind_weights(const SafetensorsSet &set, const HfConfig &hc, Model &model) {
     ModelWeights &w = model.weights;
     TensorBinder b(set, model);
     const int64_t dim = c.dim, hidden = c.hidden_dim, q_dim = c.q_dim(), kv_dim = c.kv_dim();
+    const float offset = hc.norm_offset;
     w.token_embedding = b.matrix("model.embed_tokens.weight", c.vocab_size, dim);
     w.layers.resize(static_cast<size_t>(c.n_layers));
     for (int32_t i = 0; i < c.n_layers; ++i) {
         LayerWeights &l = w.layers[static_cast<size_t>(i)];
         const std::string p = "model.layers." + std::to_string(i) + ".";
-        l.attn_norm = b.vector(p + "input_layernorm.weight", dim);
+        l.attn_norm = b.norm(p + "input_layernorm.weight", dim, offset);
         l.wq = b.matrix(p + "self_attn.q_proj.weight", q_dim, dim);
         l.wk = b.matrix(p + "self_attn.k_proj.weight", kv_dim, dim);
         l.wv = b.matrix(p + "self_attn.v_proj.weight", kv_dim, dim);
         if (c.qk_norm) {
-            l.q_norm = b.vector(p + "self_attn.q_norm.weight", c.head_dim);
-            l.k_norm = b.vector(p + "self_attn.k_norm.weight", c.head_dim);
+            l.q_norm = b.norm(p + "self_attn.q_norm.weight", c.head_dim, offset);
+            l.k_norm = b.norm(p + "self_attn.k_norm.weight", c.head_dim, offset);
         }
         if (c.qkv_bias) {
             l.bq = b.vector(p + "self_attn.q_proj.bias", q_dim);
@@ -114,12 +125,20 @@ void bind_weights(const SafetensorsSet &set, const HfConfig &hc, Model &model) {
             l.bv = b.vector(p + "self_attn.v_proj.bias", kv_dim);
         }
         l.wo = b.matrix(p + "self_attn.o_proj.weight", dim, q_dim);
-        l.ffn_norm = b.vector(p + "post_attention_layernorm.weight", dim);
+        if (c.post_norms) {
+            // Gemma's four norms: post_attention_layernorm is the attention
+            // output's (in Llama/Qwen it is the FFN's input norm).
+            l.post_attn_norm = b.norm(p + "post_attention_layernorm.weight", dim, offset);
+            l.ffn_norm = b.norm(p + "pre_feedforward_layernorm.weight", dim, offset);
+            l.post_ffn_norm = b.norm(p + "post_feedforward_layernorm.weight", dim, offset);
+        } else {
+            l.ffn_norm = b.norm(p + "post_attention_layernorm.weight", dim, offset);
+        }
         l.w_gate = b.matrix(p + "mlp.gate_proj.weight", hidden, dim);
         l.w_up = b.matrix(p + "mlp.up_proj.weight", hidden, dim);
         l.w_down = b.matrix(p + "mlp.down_proj.weight", dim, hidden);
     }
-    w.final_norm = b.vector("model.norm.weight", dim);
+    w.final_norm = b.norm("model.norm.weight", dim, offset);
     if (hc.tie_word_embeddings) {
         if (b.has("lm_head.weight"))
             fail(LLM_ERR_FORMAT, "tensor \"lm_head.weight\" is present although config.json sets "

@@ -1,12 +1,18 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "common/error.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm {
+
+float ModelConfig::attention_scores_scale() const {
+    return attention_scale > 0.0f ? attention_scale
+                                  : 1.0f / std::sqrt(static_cast<float>(head_dim));
+}
 
 Model::~Model() = default;
 
@@ -29,8 +35,8 @@ template <typename F> void for_each_matrix(const ModelWeights &w, F f) {
 }
 template <typename F> void for_each_vector(const ModelWeights &w, F f) {
     for (const auto &l : w.layers)
-        for (const Vector *v :
-             {&l.attn_norm, &l.ffn_norm, &l.bq, &l.bk, &l.bv, &l.q_norm, &l.k_norm})
+        for (const Vector *v : {&l.attn_norm, &l.ffn_norm, &l.bq, &l.bk, &l.bv, &l.q_norm,
+                                &l.k_norm, &l.post_attn_norm, &l.post_ffn_norm})
             f(*v);
     f(w.final_norm);
 }
@@ -89,6 +95,26 @@ void validate_weights(const Model &model) {
                 fail(LLM_ERR_BAD_DIMENSIONS, "RoPE frequency divisor ", d,
                      " is not a positive number");
     }
+    if (!(c.embedding_scale > 0.0f && c.embedding_scale < 1e30f))
+        fail(LLM_ERR_BAD_DIMENSIONS, "embedding scale ", c.embedding_scale,
+             " is not a positive number");
+    if (!(c.attention_scale >= 0.0f && c.attention_scale < 1e30f))
+        fail(LLM_ERR_BAD_DIMENSIONS, "attention scale ", c.attention_scale,
+             " is not a positive number (or 0: 1/sqrt(head_dim))");
+    if (!c.layer_attention.empty()) {
+        if (c.layer_attention.size() != static_cast<size_t>(c.n_layers))
+            fail(LLM_ERR_BAD_DIMENSIONS, "attention is described for ", c.layer_attention.size(),
+                 " layers, the model has ", c.n_layers);
+        for (size_t i = 0; i < c.layer_attention.size(); ++i) {
+            const LayerAttention &a = c.layer_attention[i];
+            if (a.window < 0)
+                fail(LLM_ERR_BAD_DIMENSIONS, "layer ", i, ": attention window ", a.window,
+                     " is negative");
+            if (!(a.rope_theta >= 0.0f && a.rope_theta < 1e30f))
+                fail(LLM_ERR_BAD_DIMENSIONS, "layer ", i, ": rope theta ", a.rope_theta,
+                     " is not a positive number");
+        }
+    }
     const ModelWeights &w = model.weights;
     expect_matrix(w.token_embedding, c.vocab_size, c.dim, "token_embedding");
     expect_matrix(w.classifier, c.vocab_size, c.dim, "classifier");
@@ -107,6 +133,10 @@ void validate_weights(const Model &model) {
         expect_matrix(l.w_gate, c.hidden_dim, c.dim, p + "w_gate");
         expect_matrix(l.w_up, c.hidden_dim, c.dim, p + "w_up");
         expect_matrix(l.w_down, c.dim, c.hidden_dim, p + "w_down");
+        if (c.post_norms) {
+            expect_vector(l.post_attn_norm, c.dim, p + "post_attn_norm");
+            expect_vector(l.post_ffn_norm, c.dim, p + "post_ffn_norm");
+        }
         if (c.qk_norm) {
             expect_vector(l.q_norm, c.head_dim, p + "q_norm");
             expect_vector(l.k_norm, c.head_dim, p + "k_norm");

@@ -23,8 +23,23 @@ enum class RopeStyle {
     HalfSplit,   // Hugging Face rotate_half: rotate (i, i + head_dim/2)
 };
 
+// The FFN's gate: act(W_gate h) * (W_up h).
+enum class Activation {
+    SiLU,     // SwiGLU (Llama, Qwen)
+    GeluTanh, // GELU, tanh approximation (Gemma's gelu_pytorch_tanh)
+};
+
+// How one layer attends: over which positions, and RoPE at which theta.
+struct LayerAttention {
+    // 0: every earlier position. Otherwise a token at position p sees the
+    // last `window` positions, max(0, p - window + 1) .. p (sliding window).
+    int32_t window = 0;
+    // 0: ModelConfig::rope_theta; otherwise this layer's own.
+    float rope_theta = 0.0f;
+};
+
 struct ModelConfig {
-    std::string arch;       // "llama", "qwen2" or "qwen3"
+    std::string arch;       // "llama", "qwen2", "qwen3" or "gemma3"
     int32_t dim = 0;        // hidden size (residual stream width)
     int32_t hidden_dim = 0; // FFN inner width
     int32_t n_layers = 0;
@@ -44,9 +59,33 @@ struct ModelConfig {
     // theta^(-2i/head_dim) / rope_freq_divisors[i] (Llama 3's rope scaling;
     // GGUF's rope_freqs.weight holds them as they are).
     std::vector<float> rope_freq_divisors;
+    Activation ffn_activation = Activation::SiLU;
+    // The token embedding is multiplied by this before the first layer
+    // (Gemma: sqrt(dim)); 1 = as it is.
+    float embedding_scale = 1.0f;
+    // Attention scores are scale * q . k: 0 means 1/sqrt(head_dim) (Gemma 3:
+    // 1/sqrt(query_pre_attn_scalar)).
+    float attention_scale = 0.0f;
+    // RMSNorms on the attention block's and the FFN's outputs, before each
+    // is added to the residual stream (Gemma 2/3), with weights
+    // LayerWeights::post_attn_norm, post_ffn_norm.
+    bool post_norms = false;
+    // Empty (every layer attends to all earlier positions, RoPE at
+    // rope_theta) or one entry per layer. rope_freq_divisors, when present,
+    // apply on every layer.
+    std::vector<LayerAttention> layer_attention;
 
     int32_t q_dim() const { return n_heads * head_dim; }
     int32_t kv_dim() const { return n_kv_heads * head_dim; }
+    int32_t window(int32_t layer) const {
+        return layer_attention.empty() ? 0 : layer_attention[static_cast<size_t>(layer)].window;
+    }
+    float layer_rope_theta(int32_t layer) const {
+        const float t =
+            layer_attention.empty() ? 0.0f : layer_attention[static_cast<size_t>(layer)].rope_theta;
+        return t > 0.0f ? t : rope_theta;
+    }
+    float attention_scores_scale() const;
 };
 
 struct LayerWeights {
@@ -55,9 +94,11 @@ struct LayerWeights {
     Vector bq, bk, bv;     // biases, empty unless config.qkv_bias
     Vector q_norm, k_norm; // [head_dim], empty unless config.qk_norm
     Matrix wo;             // [dim x q_dim]
+    Vector post_attn_norm; // [dim], empty unless config.post_norms
     Vector ffn_norm;       // [dim]
     Matrix w_gate, w_up;   // [hidden x dim] (llama2.c w1, w3)
     Matrix w_down;         // [dim x hidden] (llama2.c w2)
+    Vector post_ffn_norm;  // [dim], empty unless config.post_norms
 };
 
 struct ModelWeights {

@@ -5,6 +5,7 @@
 
 #include "common/checked_math.h"
 #include "kernels/thread_pool.h"
+#include "loaders/hf_config.h"
 #include "model/convert_weights.h"
 #include "tokenizer/tokenizer.h"
 
@@ -26,6 +27,64 @@ bool synthetic_config(const std::string &name, ModelConfig &c) {
         c.norm_eps = 1e-6f;
         c.rope_style = RopeStyle::HalfSplit;
         c.qkv_bias = true;
+        return true;
+    }
+    if (name == "qwen3-0.6b") {
+        c.arch = "qwen3";
+        c.dim = 1024;
+        c.hidden_dim = 3072;
+        c.n_layers = 28;
+        c.n_heads = 16;
+        c.n_kv_heads = 8;
+        c.head_dim = 128;
+        c.vocab_size = 151936;
+        c.max_seq_len = 40960;
+        c.rope_theta = 1000000.0f;
+        c.norm_eps = 1e-6f;
+        c.rope_style = RopeStyle::HalfSplit;
+        c.qk_norm = true;
+        return true;
+    }
+    if (name == "llama3.2-1b") {
+        c.arch = "llama";
+        c.dim = 2048;
+        c.hidden_dim = 8192;
+        c.n_layers = 16;
+        c.n_heads = 32;
+        c.n_kv_heads = 8;
+        c.head_dim = 64;
+        c.vocab_size = 128256;
+        c.max_seq_len = 131072;
+        c.rope_theta = 500000.0f;
+        c.norm_eps = 1e-5f;
+        c.rope_style = RopeStyle::HalfSplit;
+        c.rope_freq_divisors =
+            llama3_rope_divisors(c.head_dim, c.rope_theta, 32.0, 1.0, 4.0, 8192.0);
+        return true;
+    }
+    if (name == "gemma3-1b") {
+        c.arch = "gemma3";
+        c.dim = 1152;
+        c.hidden_dim = 6912;
+        c.n_layers = 26;
+        c.n_heads = 4;
+        c.n_kv_heads = 1;
+        c.head_dim = 256;
+        c.vocab_size = 262144;
+        c.max_seq_len = 32768;
+        c.rope_theta = 1000000.0f;
+        c.norm_eps = 1e-6f;
+        c.rope_style = RopeStyle::HalfSplit;
+        c.qk_norm = true;
+        c.post_norms = true;
+        c.ffn_activation = Activation::GeluTanh;
+        c.embedding_scale = std::sqrt(1152.0f);
+        c.attention_scale = 1.0f / 16.0f; // query_pre_attn_scalar 256
+        // Every 6th layer global (RoPE theta 1e6), the others a 512-token
+        // window with theta 1e4.
+        for (int32_t l = 0; l < c.n_layers; ++l)
+            c.layer_attention.push_back((l + 1) % 6 == 0 ? LayerAttention{0, 1000000.0f}
+                                                         : LayerAttention{512, 10000.0f});
         return true;
     }
     struct Llama2c {
@@ -134,16 +193,22 @@ std::unique_ptr<Model> make_synthetic_model(const ModelConfig &config, DType typ
         l.wq = b.matrix(c.q_dim(), c.dim);
         l.wk = b.matrix(c.kv_dim(), c.dim);
         l.wv = b.matrix(c.kv_dim(), c.dim);
+        if (c.qk_norm) {
+            l.q_norm = b.vector(c.head_dim, 1.0f, 0.0f);
+            l.k_norm = b.vector(c.head_dim, 1.0f, 0.0f);
+        }
         if (c.qkv_bias) {
             l.bq = b.vector(c.q_dim(), 0.0f, 0.1f);
             l.bk = b.vector(c.kv_dim(), 0.0f, 0.1f);
             l.bv = b.vector(c.kv_dim(), 0.0f, 0.1f);
         }
         l.wo = b.matrix(c.dim, c.q_dim());
+        if (c.post_norms) l.post_attn_norm = b.vector(c.dim, 1.0f, 0.0f);
         l.ffn_norm = b.vector(c.dim, 1.0f, 0.0f);
         l.w_gate = b.matrix(c.hidden_dim, c.dim);
         l.w_up = b.matrix(c.hidden_dim, c.dim);
         l.w_down = b.matrix(c.dim, c.hidden_dim);
+        if (c.post_norms) l.post_ffn_norm = b.vector(c.dim, 1.0f, 0.0f);
     }
     w.final_norm = b.vector(c.dim, 1.0f, 0.0f);
     w.classifier = untied ? b.matrix(c.vocab_size, c.dim) : w.token_embedding;
