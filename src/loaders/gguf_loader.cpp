@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "chat/chat_template.h"
@@ -315,9 +316,22 @@ GgufVocab read_vocab(const GgufFile &f) {
     return v;
 }
 
+// The shortest %g form that reads back to the same value ("1e-06", not
+// "9.99999997e-07").
+std::string shortest_float(double x, bool single) {
+    char buf[40];
+    for (int digits = single ? 6 : 15; digits < (single ? 9 : 17); ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (single ? std::strtof(buf, nullptr) == static_cast<float>(x)
+                   : std::strtod(buf, nullptr) == x)
+            return buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.*g", single ? 9 : 17, x);
+    return buf;
+}
+
 // Numbers in a form that reads back to the same value.
 std::string value_string(const GgufValue &v) {
-    char buf[40];
     switch (v.type) {
     case GgufType::U8:
     case GgufType::U16:
@@ -327,8 +341,8 @@ std::string value_string(const GgufValue &v) {
     case GgufType::I16:
     case GgufType::I32:
     case GgufType::I64: return std::to_string(v.int_value);
-    case GgufType::F32: std::snprintf(buf, sizeof buf, "%.9g", v.float_value); return buf;
-    case GgufType::F64: std::snprintf(buf, sizeof buf, "%.17g", v.float_value); return buf;
+    case GgufType::F32: return shortest_float(v.float_value, true);
+    case GgufType::F64: return shortest_float(v.float_value, false);
     case GgufType::BOOL: return v.uint_value ? "true" : "false";
     case GgufType::STRING: return v.string_value;
     case GgufType::ARRAY: break;

@@ -130,9 +130,9 @@ TEST_CASE("gguf: a llama file's keys and tensors become the model description", 
     CHECK(m->metadata.at("llama.block_count") == "2");
     CHECK(m->metadata.at("general.some_i32") == "-7");
     CHECK(m->metadata.at("tokenizer.ggml.add_bos_token") == "true");
-    CHECK(std::strtof(m->metadata.at("llama.attention.layer_norm_rms_epsilon").c_str(), nullptr) ==
-          1e-6f);
-    CHECK(std::strtod(m->metadata.at("general.some_f64").c_str(), nullptr) == 0.1);
+    CHECK(m->metadata.at("llama.attention.layer_norm_rms_epsilon") == "1e-06");
+    CHECK(m->metadata.at("llama.rope.freq_base") == "500000");
+    CHECK(m->metadata.at("general.some_f64") == "0.1");
     CHECK(m->metadata.count("tokenizer.ggml.tokens") == 0); // arrays left out
     CHECK(m->chat_default_system == "Be brief.");
 
