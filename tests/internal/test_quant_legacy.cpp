@@ -11,6 +11,7 @@
 
 #include "kernels/float_convert.h"
 #include "kernels/kernel_table.h"
+#include "kernels/kernels.h"
 #include "kernels/quant_blocks.h"
 
 using namespace llm;
@@ -333,6 +334,55 @@ TEST_CASE("legacy blocks: the active level's widening equals dequantization", "[
             std::vector<float> got(want.size(), NAN);
             widen_of(k, t)(m.data(), stride, cols, got.data(), n_rows);
             CHECK(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);
+        }
+    }
+}
+
+TEST_CASE("legacy blocks: matmul and matrix_row_f32 reach the kernels", "[quant_legacy]") {
+    // Decode (one token, quantized activations) and prefill (widened rows
+    // and the fp32 GEMM) against a double product of the dequantized
+    // weights; the decode path also carries the activations' quantization
+    // error, ~1% of sum |w x| at most.
+    std::mt19937 rng(17);
+    const int64_t rows = 37, cols = 160;
+    for (DType t : kLegacyTypes) {
+        INFO(dtype_name(t));
+        const size_t row_bytes = static_cast<size_t>(cols / 32) * block_type_bytes(t);
+        std::vector<uint8_t> data(row_bytes * rows);
+        std::vector<float> wd(static_cast<size_t>(rows * cols));
+        for (int64_t r = 0; r < rows; ++r) {
+            const std::vector<float> w = gaussian(rng, cols, 0.1f);
+            quantize_row_blocks(t, w.data(), data.data() + row_bytes * static_cast<size_t>(r),
+                                cols);
+            dequantize_row_blocks(t, data.data() + row_bytes * static_cast<size_t>(r),
+                                  wd.data() + r * cols, cols);
+        }
+        Matrix m;
+        m.data = data.data();
+        m.type = t;
+        m.rows = rows;
+        m.cols = cols;
+        std::vector<float> row(static_cast<size_t>(cols));
+        matrix_row_f32(m, 7, row.data());
+        CHECK(std::memcmp(row.data(), wd.data() + 7 * cols, row.size() * 4) == 0);
+        for (int64_t n_tokens : {1, 5}) {
+            INFO("tokens " << n_tokens);
+            const std::vector<float> x = gaussian(rng, n_tokens * cols, 1.0f);
+            std::vector<float> y(static_cast<size_t>(n_tokens * rows), NAN);
+            matmul(m, x.data(), n_tokens, y.data(), nullptr);
+            for (int64_t tok = 0; tok < n_tokens; ++tok)
+                for (int64_t r = 0; r < rows; ++r) {
+                    double want = 0.0, mag = 0.0;
+                    for (int64_t j = 0; j < cols; ++j) {
+                        const double p =
+                            static_cast<double>(wd[static_cast<size_t>(r * cols + j)]) *
+                            x[static_cast<size_t>(tok * cols + j)];
+                        want += p;
+                        mag += std::fabs(p);
+                    }
+                    const double tol = (n_tokens == 1 ? 1e-2 : 1e-5) * mag;
+                    CHECK(std::fabs(y[static_cast<size_t>(tok * rows + r)] - want) <= tol);
+                }
         }
     }
 }
