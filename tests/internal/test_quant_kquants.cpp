@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/float_convert.h"
 #include "kernels/kernel_table.h"
 #include "kernels/quant_blocks.h"
 
@@ -118,7 +119,67 @@ struct Lanes {
     }
 };
 
+// ggml's layouts (ggml-common.h block_q4_K / q5_K / q6_K, as its
+// dequantize_row_q4_K / q5_K / q6_K read them), written out value by value:
+// random blocks must decode to these, whatever our quantizer writes.
+float ggml_value(DType t, const uint8_t *blk, int v) {
+    auto half = [](const uint8_t *p) {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        return f16_to_f32(h);
+    };
+    if (t == DType::Q6_K) {
+        const int h = v / 128, r = v % 128, l = r % 32, part = r / 32;
+        const uint8_t *ql = blk + 64 * h, *qh = blk + 128 + 32 * h;
+        const int8_t *sc = reinterpret_cast<const int8_t *>(blk + 192) + 8 * h;
+        const int low = part == 0   ? ql[l] & 15
+                        : part == 1 ? ql[l + 32] & 15
+                        : part == 2 ? ql[l] >> 4
+                                    : ql[l + 32] >> 4;
+        const int q = (low | ((qh[l] >> (2 * part)) & 3) << 4) - 32;
+        return half(blk + 208) * sc[2 * part + l / 16] * q;
+    }
+    const uint8_t *s = blk + 4;
+    const int j = v / 32, l = v % 32, c = j / 2;
+    int sc, m;
+    if (j < 4) {
+        sc = s[j] & 63;
+        m = s[j + 4] & 63;
+    } else {
+        sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+        m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+    const uint8_t *qs = blk + (t == DType::Q5_K ? 48 : 16);
+    int q = j % 2 ? qs[32 * c + l] >> 4 : qs[32 * c + l] & 15;
+    if (t == DType::Q5_K) q |= ((blk[16 + l] >> j) & 1) << 4; // bit 2c or 2c + 1 of qh[l]
+    return half(blk) * sc * q - half(blk + 2) * m;
+}
+
 } // namespace
+
+TEST_CASE("K-quant blocks decode as ggml lays them out", "[quant_kquants]") {
+    std::mt19937 gen(3);
+    for (DType t : kTypes) {
+        CAPTURE(dtype_name(t));
+        const size_t bytes = block_type_bytes(t);
+        std::vector<uint8_t> row(2 * bytes);
+        for (uint8_t &b : row)
+            b = static_cast<uint8_t>(gen());
+        // fp16 scales of sane size: d = 0.0123, dmin = 0.5 (Q6_K: d alone).
+        const uint16_t d = f32_to_f16(0.0123f), dmin = f32_to_f16(0.5f);
+        for (size_t at = 0; at < row.size(); at += bytes) {
+            std::memcpy(&row[at + (t == DType::Q6_K ? 208 : 0)], &d, 2);
+            if (t != DType::Q6_K) std::memcpy(&row[at + 2], &dmin, 2);
+        }
+        const auto out = dequantize(t, row, 2 * kSuperBlockValues);
+        for (int v = 0; v < 2 * kSuperBlockValues; ++v) {
+            CAPTURE(v);
+            REQUIRE(
+                out[static_cast<size_t>(v)] ==
+                ggml_value(t, row.data() + v / kSuperBlockValues * bytes, v % kSuperBlockValues));
+        }
+    }
+}
 
 TEST_CASE("K-quants round-trip within their step", "[quant_kquants]") {
     for (DType t : kTypes) {
