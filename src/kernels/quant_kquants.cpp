@@ -103,11 +103,13 @@ void unpack_codes_q6(const uint8_t *blk, int8_t *q) {
 
 // ---- quantization ----------------------------------------------------------
 
-// Rounds v to an integer in [lo, hi] (NaN-free v of any size).
+// Rounds v to the nearest integer in [lo, hi] (halves up), for NaN-free v
+// of any size. (Clamped first, then truncated from lo up: no libm call in
+// the quantizer's inner loops.)
 int round_clamped(double v, int lo, int hi) {
     if (!(v > lo)) return lo;
     if (v > hi) return hi;
-    return static_cast<int>(std::nearbyint(v));
+    return lo + static_cast<int>(v - lo + 0.5);
 }
 
 // Each value's weight in the least-squares fits: larger values count more
@@ -136,21 +138,22 @@ void fit_scale_min(const float *x, int n, int nmax, float *a_out, float *m_out) 
         *m_out = static_cast<float>(-lo);
         return;
     }
-    double w[kSub];
+    double w[kSub], sxx = 0;
     fit_weights(x, n, w);
+    for (int i = 0; i < n; ++i)
+        sxx += w[i] * x[i] * x[i];
     const double range = hi - lo;
     double best_a = range / nmax, best_b = lo, best_err = HUGE_VAL;
     for (int step = -10; step <= 10; ++step) {
         const double inv = (nmax + 0.1 * step) / range;
         double sw = 0, sq = 0, sqq = 0, sx = 0, sqx = 0;
-        int q[kSub];
         for (int i = 0; i < n; ++i) {
-            q[i] = round_clamped(inv * (x[i] - lo), 0, nmax);
+            const int q = round_clamped(inv * (x[i] - lo), 0, nmax);
             sw += w[i];
-            sq += w[i] * q[i];
-            sqq += w[i] * q[i] * q[i];
+            sq += w[i] * q;
+            sqq += w[i] * q * q;
             sx += w[i] * x[i];
-            sqx += w[i] * q[i] * x[i];
+            sqx += w[i] * q * x[i];
         }
         const double det = sw * sqq - sq * sq;
         if (!(det > 0)) continue;
@@ -160,11 +163,9 @@ void fit_scale_min(const float *x, int n, int nmax, float *a_out, float *m_out) 
             a = sqx / sqq;
         }
         if (!(a > 0)) continue;
-        double err = 0;
-        for (int i = 0; i < n; ++i) {
-            const double e = a * q[i] + b - x[i];
-            err += w[i] * e * e;
-        }
+        // sum of w (a q + b - x)^2, expanded
+        const double err =
+            a * a * sqq + 2 * a * b * sq - 2 * a * sqx + b * b * sw - 2 * b * sx + sxx;
         if (err < best_err) {
             best_err = err;
             best_a = a;
@@ -242,19 +243,14 @@ float fit_scale_q6(const float *x) {
     for (int k = 0; k <= 8; ++k) {
         const double inv = -(32.0 - 0.5 * k) / vmax;
         double sqq = 0, sqx = 0;
-        int q[kGroup6];
         for (int i = 0; i < kGroup6; ++i) {
-            q[i] = round_clamped(inv * x[i], -32, 31);
-            sqq += w[i] * q[i] * q[i];
-            sqx += w[i] * q[i] * x[i];
+            const int q = round_clamped(inv * x[i], -32, 31);
+            sqq += w[i] * q * q;
+            sqx += w[i] * q * x[i];
         }
         if (!(sqq > 0)) continue;
         const double s = sqx / sqq;
-        double err = 0;
-        for (int i = 0; i < kGroup6; ++i) {
-            const double e = s * q[i] - x[i];
-            err += w[i] * e * e;
-        }
+        const double err = -sqx * s; // sum of w (s q - x)^2 less the constant sum of w x^2
         if (err < best_err) {
             best_err = err;
             best_s = s;
