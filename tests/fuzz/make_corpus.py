@@ -256,6 +256,134 @@ def hf_models():
     out(target, "no-safetensors", cfg_b)
 
 
+# ---- GGUF ----------------------------------------------------------------------
+
+
+def gguf_str(s):
+    b = s.encode() if isinstance(s, str) else s
+    return struct.pack("<Q", len(b)) + b
+
+
+def gguf_kv(key, vtype, payload):
+    return gguf_str(key) + struct.pack("<I", vtype) + payload
+
+
+def gguf_file(kvs, tensors, align=32, version=3):
+    """kvs: encoded key-values; tensors: list of (name, ggml type, ne, bytes)."""
+    head = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs)) + b"".join(kvs)
+    data, off = b"", 0
+    for name, ttype, ne, blob in tensors:
+        head += gguf_str(name) + struct.pack("<I", len(ne)) + struct.pack("<%dQ" % len(ne), *ne)
+        head += struct.pack("<IQ", ttype, off)
+        blob += bytes(-len(blob) % align)
+        data += blob
+        off += len(blob)
+    head += bytes(-len(head) % align)
+    return head + data, len(head)
+
+
+def tok512_vocab():
+    b = read("models/tok512.bin")
+    pos, tokens, scores = 4, [], []
+    for _ in range(512):
+        score, n = struct.unpack("<fi", b[pos : pos + 8])
+        tokens.append(b[pos + 8 : pos + 8 + n])
+        scores.append(score)
+        pos += 8 + n
+    types = [2, 3, 3] + [6] * 256 + [1] * (512 - 259)
+    return tokens, scores, types
+
+
+def gguf_models():
+    target = "fuzz_gguf"
+    f32 = safetensors_data("models/stories260K-hf/model.safetensors")
+    tokens, scores, types = tok512_vocab()
+    U32, F32V, BOOL, STR, ARR = 4, 6, 7, 8, 9
+
+    def model(arch, dim, hidden, heads, kv_heads, ttype, tied=True, bias=False, vocab=512):
+        hd = dim // heads
+        a = arch
+        kvs = [
+            gguf_kv("general.architecture", STR, gguf_str(a)),
+            gguf_kv("general.name", STR, gguf_str("seed " + a)),
+            gguf_kv(a + ".context_length", U32, struct.pack("<I", 32)),
+            gguf_kv(a + ".embedding_length", U32, struct.pack("<I", dim)),
+            gguf_kv(a + ".block_count", U32, struct.pack("<I", 1)),
+            gguf_kv(a + ".feed_forward_length", U32, struct.pack("<I", hidden)),
+            gguf_kv(a + ".attention.head_count", U32, struct.pack("<I", heads)),
+            gguf_kv(a + ".attention.head_count_kv", U32, struct.pack("<I", kv_heads)),
+            gguf_kv(a + ".attention.layer_norm_rms_epsilon", F32V, struct.pack("<f", 1e-5)),
+            gguf_kv(a + ".rope.freq_base", F32V, struct.pack("<f", 10000.0)),
+            gguf_kv("tokenizer.ggml.model", STR, gguf_str("llama")),
+            gguf_kv("tokenizer.ggml.tokens", ARR,
+                    struct.pack("<IQ", STR, len(tokens)) + b"".join(gguf_str(t) for t in tokens)),
+            gguf_kv("tokenizer.ggml.scores", ARR,
+                    struct.pack("<IQ", F32V, len(scores)) + struct.pack("<%df" % len(scores), *scores)),
+            gguf_kv("tokenizer.ggml.token_type", ARR,
+                    struct.pack("<IQ", 5, len(types)) + struct.pack("<%di" % len(types), *types)),
+            gguf_kv("tokenizer.ggml.bos_token_id", U32, struct.pack("<I", 1)),
+            gguf_kv("tokenizer.ggml.eos_token_id", U32, struct.pack("<I", 2)),
+            gguf_kv("tokenizer.ggml.add_bos_token", BOOL, b"\1"),
+        ]
+        pos = [0]
+
+        def take(n):
+            d = f32[pos[0] : pos[0] + 4 * n]
+            pos[0] += 4 * n
+            return d
+
+        def mat(name, rows, cols):
+            if ttype == 0:
+                return (name, 0, [cols, rows], take(rows * cols))
+            if ttype == 1:
+                return (name, 1, [cols, rows], f32_to_f16_bytes(take(rows * cols)))
+            # Q8_0: blocks of an fp16 scale and 32 int8 quants.
+            blob = b""
+            for _ in range(rows * cols // 32):
+                blob += struct.pack("<e", 0.01) + bytes((i * 37) % 256 for i in range(32))
+            return (name, 8, [cols, rows], blob)
+
+        def vec(name, n):
+            return (name, 0, [n], struct.pack("<%df" % n, *([1.0] * n)))
+
+        t = [mat("token_embd.weight", vocab, dim), vec("blk.0.attn_norm.weight", dim),
+             mat("blk.0.attn_q.weight", heads * hd, dim), mat("blk.0.attn_k.weight", kv_heads * hd, dim),
+             mat("blk.0.attn_v.weight", kv_heads * hd, dim), mat("blk.0.attn_output.weight", dim, heads * hd),
+             vec("blk.0.ffn_norm.weight", dim), mat("blk.0.ffn_gate.weight", hidden, dim),
+             mat("blk.0.ffn_up.weight", hidden, dim), mat("blk.0.ffn_down.weight", dim, hidden),
+             vec("output_norm.weight", dim)]
+        if bias:
+            t += [vec("blk.0.attn_q.bias", heads * hd), vec("blk.0.attn_k.bias", kv_heads * hd),
+                  vec("blk.0.attn_v.bias", kv_heads * hd)]
+        if not tied:
+            t.append(mat("output.weight", vocab, dim))
+        return kvs, t
+
+    seeds = {
+        "llama-f32": model("llama", 8, 8, 2, 1, 0),
+        "llama-f16-untied": model("llama", 8, 16, 2, 2, 1, tied=False),
+        "qwen2-f32-bias": model("qwen2", 8, 8, 2, 1, 0, bias=True),
+        "llama-q8_0": model("llama", 32, 32, 4, 2, 8),
+    }
+    for name, (kvs, t) in seeds.items():
+        data, head_len = gguf_file(kvs, t)
+        mangled(target, name, data, head_len)
+    kvs, t = seeds["llama-f32"]
+    out(target, "v2", gguf_file(kvs, t, version=2)[0])
+    align64 = kvs + [gguf_kv("general.alignment", U32, struct.pack("<I", 64))]
+    out(target, "align64", gguf_file(align64, t, align=64)[0])
+    nested = kvs + [gguf_kv("x.nested", ARR, struct.pack("<IQ", ARR, 2) + struct.pack("<IQ", 0, 2) + b"\1\2"
+                            + struct.pack("<IQ", STR, 1) + gguf_str("s"))]
+    out(target, "nested-array", gguf_file(nested, t)[0])
+    data, head_len = gguf_file(kvs, t)
+    out(target, "count-huge", data[:8] + struct.pack("<Q", 1 << 40) + data[16:])
+    out(target, "kv-count-huge", data[:16] + struct.pack("<Q", 1 << 62) + data[24:])
+    out(target, "key-len-huge", data[:24] + struct.pack("<Q", 1 << 62) + data[32:])
+    out(target, "version1", data[:4] + struct.pack("<I", 1) + data[8:])
+    out(target, "big-endian", data[:4] + struct.pack(">I", 3) + data[8:])
+    out(target, "magic-only", b"GGUF")
+
+
 # ---- tokenizer.json -------------------------------------------------------------
 
 
@@ -388,3 +516,4 @@ if __name__ == "__main__":
     tokenize_seeds()
     detokenize_seeds()
     chat_seeds()
+    gguf_models()
