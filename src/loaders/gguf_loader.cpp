@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "kernels/float_convert.h"
 #include "kernels/quant_blocks.h"
+#include "kernels/thread_pool.h"
 #include "loaders/gguf_file.h"
 #include "loaders/loader.h"
 #include "tokenizer/tokenizer.h"
@@ -214,9 +215,12 @@ class TensorBinder {
         Matrix m{nullptr, DType::Q8_0, rows, cols};
         uint8_t *dst = model_.allocate(m.bytes());
         const size_t src_row = static_cast<size_t>(cols / 32) * kQ8_0FileBytes;
-        for (int64_t i = 0; i < rows; ++i)
-            repack_q8_0_from_gguf(t.data + static_cast<size_t>(i) * src_row,
-                                  dst + static_cast<size_t>(i) * m.row_bytes(), cols);
+        if (!pool_) pool_ = std::make_unique<ThreadPool>(ThreadPool::physical_cores());
+        pool_->parallel_for(rows, 64, [&](int64_t begin, int64_t end, int) {
+            for (int64_t i = begin; i < end; ++i)
+                repack_q8_0_from_gguf(t.data + static_cast<size_t>(i) * src_row,
+                                      dst + static_cast<size_t>(i) * m.row_bytes(), cols);
+        });
         file_.drop_pages(t.data, static_cast<size_t>(t.bytes));
         m.data = dst;
         return m;
@@ -225,6 +229,7 @@ class TensorBinder {
     const GgufFile &f_;
     const MappedFile &file_;
     Model &model_;
+    std::unique_ptr<ThreadPool> pool_; // made for the first Q8_0 matrix
 };
 
 void bind_weights(const GgufFile &f, const MappedFile &file, Model &model) {
