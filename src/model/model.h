@@ -77,13 +77,15 @@ struct ModelConfig {
 
     int32_t q_dim() const { return n_heads * head_dim; }
     int32_t kv_dim() const { return n_kv_heads * head_dim; }
-    int32_t window(int32_t layer) const {
-        return layer_attention.empty() ? 0 : layer_attention[static_cast<size_t>(layer)].window;
-    }
+    // Layer `layer`'s attention window (0: full) and RoPE theta.
+    int32_t window(int32_t layer) const { return attention_of(layer).window; }
     float layer_rope_theta(int32_t layer) const {
-        const float t =
-            layer_attention.empty() ? 0.0f : layer_attention[static_cast<size_t>(layer)].rope_theta;
+        const float t = attention_of(layer).rope_theta;
         return t > 0.0f ? t : rope_theta;
+    }
+    LayerAttention attention_of(int32_t layer) const {
+        const size_t l = static_cast<size_t>(layer);
+        return l < layer_attention.size() ? layer_attention[l] : LayerAttention{};
     }
     float attention_scores_scale() const;
 };

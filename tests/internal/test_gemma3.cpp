@@ -334,6 +334,30 @@ TEST_CASE("gemma3: config.json of Gemma-3-1B", "[hf][config][gemma3]") {
     CHECK_FALSE(parse(j).tie_word_embeddings);
 }
 
+TEST_CASE("gemma3: config.json of Gemma-3-270M (layer_types written out)", "[hf][config][gemma3]") {
+    // google/gemma-3-270m's config.json (transformers 4.55): the pattern
+    // both as layer_types and as the private _sliding_window_pattern.
+    llm::Json j = llm::parse_json(kGemma3_1b, "config.json");
+    j["hidden_size"] = 640;
+    j["intermediate_size"] = 2048;
+    j["num_hidden_layers"] = 18;
+    j["_sliding_window_pattern"] = 6;
+    j.erase("sliding_window_pattern");
+    j["layer_types"] = llm::Json::array();
+    for (int l = 0; l < 18; ++l)
+        j["layer_types"].push_back((l + 1) % 6 ? "sliding_attention" : "full_attention");
+    j["use_bidirectional_attention"] = false;
+    j["transformers_version"] = "4.55.0.dev0";
+    const llm::ModelConfig c = parse(j).model;
+    CHECK(c.dim == 640);
+    CHECK(c.q_dim() == 1024);
+    CHECK(c.embedding_scale == std::sqrt(640.0f));
+    for (int32_t l = 0; l < 18; ++l) {
+        INFO("layer " << l);
+        CHECK(c.window(l) == (l == 5 || l == 11 || l == 17 ? 0 : 512));
+    }
+}
+
 TEST_CASE("gemma3: what libllm does not implement is refused by name", "[hf][config][gemma3]") {
     const llm::Json base = llm::parse_json(kGemma3_1b, "config.json");
     struct Case {
