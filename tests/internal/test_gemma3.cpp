@@ -417,15 +417,25 @@ struct Tensors {
     const std::vector<float> &operator[](const std::string &name) const { return data.at(name); }
 };
 
-// model.safetensors with every tensor fp32.
-void write_safetensors(const Tensors &t, const std::string &path) {
+// Every value rounded to what bf16 holds (the reference then reads what a
+// bf16 file stores).
+Tensors rounded_to_bf16(Tensors t) {
+    for (auto &entry : t.data)
+        for (float &x : entry.second)
+            x = llm::bf16_to_f32(llm::f32_to_bf16(x));
+    return t;
+}
+
+// model.safetensors with every tensor fp32, or bf16 (values already bf16's).
+void write_safetensors(const Tensors &t, const std::string &path, bool bf16 = false) {
+    const size_t bytes = bf16 ? 2 : 4;
     llm::Json header = llm::Json::object();
     size_t offset = 0;
     for (const auto &[name, values] : t.data) {
-        header[name] = {{"dtype", "F32"},
+        header[name] = {{"dtype", bf16 ? "BF16" : "F32"},
                         {"shape", t.shape.at(name)},
-                        {"data_offsets", {offset, offset + values.size() * 4}}};
-        offset += values.size() * 4;
+                        {"data_offsets", {offset, offset + values.size() * bytes}}};
+        offset += values.size() * bytes;
     }
     std::string text = header.dump();
     while (text.size() % 8)
@@ -434,9 +444,18 @@ void write_safetensors(const Tensors &t, const std::string &path) {
     const uint64_t len = text.size();
     out.write(reinterpret_cast<const char *>(&len), 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto &entry : t.data)
-        out.write(reinterpret_cast<const char *>(entry.second.data()),
-                  static_cast<std::streamsize>(entry.second.size() * 4));
+    for (const auto &entry : t.data) {
+        if (!bf16) {
+            out.write(reinterpret_cast<const char *>(entry.second.data()),
+                      static_cast<std::streamsize>(entry.second.size() * 4));
+            continue;
+        }
+        std::vector<uint16_t> half;
+        for (float x : entry.second)
+            half.push_back(llm::f32_to_bf16(x));
+        out.write(reinterpret_cast<const char *>(half.data()),
+                  static_cast<std::streamsize>(half.size() * 2));
+    }
 }
 
 struct Tiny {
@@ -710,6 +729,28 @@ TEST_CASE("gemma3: a tiny Gemma 3 folder's logits match a double reference forwa
     const llm::Error e = test::error_of([&] { llm::load_hf_weights(dir, llm::LoadOptions{}); });
     CHECK(e.status() == LLM_ERR_FORMAT);
     CHECK_THAT(e.what(), Catch::Contains("post_feedforward_layernorm"));
+}
+
+TEST_CASE("gemma3: a bf16 Gemma 3 folder (norms widened, then 1 + w) matches the reference",
+          "[engine][gemma3]") {
+    const Tiny m;
+    const Tensors tensors = rounded_to_bf16(tiny_tensors(m));
+    const std::string dir = test::temp_dir();
+    write_safetensors(tensors, dir + "/model.safetensors", true);
+    { std::ofstream(dir + "/config.json") << tiny_config(m); }
+    auto model = llm::load_hf_weights(dir, llm::LoadOptions{});
+    REQUIRE(model->weights.layers[0].wq.type == llm::DType::BF16);
+    const std::vector<int32_t> tokens = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
+    const auto ref = reference_logits(m, tensors, tokens);
+    llm::Transformer prefill(*model, 16, 2), decode(*model, 16, 2);
+    std::vector<float> logits(static_cast<size_t>(m.vocab));
+    prefill.forward(tokens.data(), static_cast<int64_t>(tokens.size()), 0, logits.data(), nullptr);
+    CHECK(max_diff(logits, ref.back()) < 1e-4);
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        decode.forward(&tokens[i], 1, static_cast<int32_t>(i), logits.data(), nullptr);
+        INFO("position " << i);
+        CHECK(max_diff(logits, ref[i]) < 1e-4);
+    }
 }
 
 TEST_CASE("gemma3: llm-bench's new shapes build and run", "[engine][gemma3]") {
