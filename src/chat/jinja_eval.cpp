@@ -159,7 +159,22 @@ class Interp {
         return out;
     }
 
+    // Errors raised without a line (value printing, tojson) get the line of
+    // the statement that ran into them.
     Flow exec(const AstNode &n, const ScopePtr &scope, std::string &out) {
+        try {
+            return exec_node(n, scope, out);
+        } catch (const Error &e) {
+            const std::string prefix = "chat template: ";
+            const std::string msg = e.what();
+            if (e.status() != kTemplateError || msg.compare(0, prefix.size(), prefix) != 0 ||
+                msg.compare(prefix.size(), 5, "line ") == 0 || n.line <= 0)
+                throw;
+            fail_at(n.line, msg.substr(prefix.size()));
+        }
+    }
+
+    Flow exec_node(const AstNode &n, const ScopePtr &scope, std::string &out) {
         Depth d(*this, n.line);
         budget_.step(n.line);
         switch (n.kind) {

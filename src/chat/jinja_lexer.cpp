@@ -81,7 +81,8 @@ Source preprocess(std::string_view tmpl) {
             while (j < t.size() && (t[j] == ' ' || t[j] == '\t'))
                 ++j;
             if (j > i && j + 1 < t.size() && t[j] == '{' &&
-                (t[j + 1] == '#' || t[j + 1] == '%' || t[j + 1] == '-'))
+                (t[j + 1] == '#' || t[j + 1] == '%' || t[j + 1] == '-') &&
+                !(t[j + 1] == '%' && j + 2 < t.size() && t[j + 2] == '+'))
                 i = j;
         }
         size_t end = i + 1;
@@ -381,6 +382,8 @@ class Lexer {
             if (r.type == Tok::CloseBrace) --brace_depth_;
             push(r.type, std::string(seq), pos_);
             pos_ += seq.size();
+            // {%+ (Jinja2: keep the indentation lstrip_blocks would remove).
+            if (r.type == Tok::OpenStatement && pos_ < src_.size() && src_[pos_] == '+') ++pos_;
             return true;
         }
         return false;

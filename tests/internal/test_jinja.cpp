@@ -54,6 +54,7 @@ TEST_CASE("jinja: whitespace control as transformers sets it", "[jinja]") {
     CHECK(render("{{ 'x' }}\n") == "x"); // one final newline dropped
     CHECK(render("{{ 'x' }}\n\n") == "x\n");
     CHECK(render("a {#- c -#} b") == "ab");
+    CHECK(render("a\n  {%+ if true %}b{% endif %}") == "a\n  b");     // {%+ keeps the indentation
     CHECK(render("x\u00a0\u3000{%- if true %}y{% endif %}") == "xy"); // Unicode spaces too
     // HF's {% generation %} tags vanish, their body stays.
     CHECK(render("{% generation %}body{% endgeneration %}") == "body");
@@ -237,6 +238,7 @@ TEST_CASE("jinja: broken templates fail with the line", "[jinja]") {
     CHECK(!error_of("{% endif %}").empty());
     CHECK(!error_of("{{ undefined_fn() }}").empty());
     CHECK(!error_of("{% raw %}no end").empty());
+    CHECK(error_of("a\n{{ {'f': range} | tojson }}").find("line 2") != std::string::npos);
     CHECK(!error_of("{{ 'a' < 1 }}").empty());
 }
 
