@@ -156,9 +156,16 @@ void validate_weights(const Model &model) {
 void validate_model(const Model &model) {
     validate_weights(model);
     if (!model.tokenizer) fail(LLM_ERR_FORMAT, "model has no tokenizer");
-    if (model.tokenizer->vocab_size() > model.config.vocab_size)
-        fail(LLM_ERR_TOKENIZER_MISMATCH, "tokenizer has ", model.tokenizer->vocab_size(),
-             " tokens but the model only ", model.config.vocab_size);
+    // Entries past the model's rows are accepted as special tokens only:
+    // Gemma 3's tokenizer.json holds <image_soft_token> at 262144, one past
+    // the text models' 262144 rows. Text never encodes to them, and the
+    // engine refuses them as input (TOKEN_OUT_OF_RANGE).
+    const Tokenizer &tok = *model.tokenizer;
+    for (int32_t id = model.config.vocab_size; id < tok.vocab_size(); ++id)
+        if (!tok.is_special(id))
+            fail(LLM_ERR_TOKENIZER_MISMATCH, "tokenizer has ", tok.vocab_size(),
+                 " tokens but the model only ", model.config.vocab_size, " (token ", id,
+                 " is not a special token)");
 }
 
 } // namespace llm

@@ -25,6 +25,7 @@
 #include "model/synthetic_model.h"
 #include "support/engine_helpers.h"
 #include "support/test_support.h"
+#include "tokenizer/tokenizer.h"
 
 namespace {
 
@@ -788,4 +789,47 @@ TEST_CASE("gemma3: llm-bench's new shapes build and run", "[engine][gemma3]") {
         }
         CHECK(d <= 1e-4 * std::max(1.0, mag));
     }
+}
+
+namespace {
+
+// A tokenizer of n entries of which those from `special_from` on are special.
+class StubTokenizer : public llm::Tokenizer {
+  public:
+    StubTokenizer(int32_t n, int32_t special_from) : n_(n), special_from_(special_from) {}
+    int32_t vocab_size() const override { return n_; }
+    std::vector<int32_t> encode(std::string_view, bool, bool) const override { return {}; }
+    std::string piece(int32_t) const override { return "x"; }
+    void decode_append(llm::DecodeState &, int32_t, bool, std::string &) const override {}
+    bool is_special(int32_t id) const override { return id >= special_from_; }
+    int32_t bos() const override { return -1; }
+    int32_t eos() const override { return -1; }
+    size_t max_piece_bytes() const override { return 1; }
+
+  private:
+    int32_t n_, special_from_;
+};
+
+} // namespace
+
+TEST_CASE("gemma3: tokenizer entries past the model's rows must be special tokens",
+          "[hf][gemma3]") {
+    // Gemma 3's tokenizer.json has 262145 entries, <image_soft_token> at
+    // 262144, one past the 1B's rows.
+    llm::ModelConfig c;
+    REQUIRE(llm::synthetic_config("stories15M", c));
+    c.n_layers = 1;
+    c.vocab_size = 64;
+    auto model = llm::make_synthetic_model(c, llm::DType::F32, 1);
+    model->tokenizer = std::make_unique<StubTokenizer>(65, 60);
+    CHECK_NOTHROW(llm::validate_model(*model));
+    model->tokenizer = std::make_unique<StubTokenizer>(66, 65);
+    const llm::Error e = test::error_of([&] { llm::validate_model(*model); });
+    CHECK(e.status() == LLM_ERR_TOKENIZER_MISMATCH);
+    CHECK_THAT(e.what(), Catch::Contains("token 64 is not a special token"));
+    // The engine refuses such an id as input.
+    llm::Transformer tf(*model, 8, 1);
+    const int32_t past = 64;
+    CHECK(test::error_of([&] { tf.check_input(&past, 1, 0); }).status() ==
+          LLM_ERR_TOKEN_OUT_OF_RANGE);
 }
