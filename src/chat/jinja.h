@@ -27,7 +27,8 @@ struct JinjaLimits {
     size_t max_string = 8 << 20;    // any one string value made while rendering
     size_t max_items = 1 << 18;     // any one list made while rendering
     uint64_t max_steps = 2'000'000; // expression evaluations and loop iterations
-    int max_depth = 400;            // nested evaluation (macros calling macros...)
+    int max_depth = 300; // nested evaluation (macros calling macros...): fits in 512 KiB of
+                         // stack in a release build
 };
 
 // Renders `tmpl` with the variables of `context` (a JSON object): messages
