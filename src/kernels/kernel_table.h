@@ -96,6 +96,11 @@ struct KernelTable {
     void (*gemm_q8_0)(const uint8_t *w, size_t stride, int64_t n_rows, const uint8_t *xq,
                       int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
 
+    // The same from rows in the int8 form of the block types
+    // (int8_form_row in quant_blocks.h), with their offsets.
+    void (*gemm_q8_scaled)(const uint8_t *w, size_t stride, int64_t n_rows, const uint8_t *xq,
+                           int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
+
     // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,
     // q = round-half-even(x / scale).
     void (*quantize_act_q8)(const float *x, BlockQ8Act *out, int64_t n) = nullptr;

@@ -62,6 +62,7 @@ thread_local std::vector<float> t_xsum;
 thread_local std::vector<float> t_xt;
 thread_local std::vector<uint16_t> t_xb;
 thread_local std::vector<uint8_t> t_x8;
+thread_local std::vector<uint8_t> t_form;
 thread_local std::vector<BlockQ8Act> t_act_blocks;
 thread_local std::vector<float> t_tile_scratch;
 
@@ -284,11 +285,29 @@ void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t l
 // How a batch meets each matrix: bf16 weights on the AMX tiles and Q8_0
 // weights in int8 where the table has those kernels, everything else as
 // fp32 GEMM over transposed activations.
-enum class BatchPath { F32, Tiles, Int8 };
+// The block types with an int8 form (quant_blocks.h) go to the int8 GEMM as
+// that form, a panel of rows at a time.
+enum class BatchPath { F32, Tiles, Int8, Int8Form };
 BatchPath batch_path(const KernelTable &k, const Matrix &w) {
     if (k.gemm_bf16x3 && w.type == DType::BF16 && w.cols % 32 == 0) return BatchPath::Tiles;
     if (k.gemm_q8_0 && w.type == DType::Q8_0) return BatchPath::Int8;
+    if (k.gemm_q8_scaled && has_int8_form(w.type)) return BatchPath::Int8Form;
     return BatchPath::F32;
+}
+
+// Y[t][r0 .. r1) from rows of a block type, converted to their int8 form a
+// panel at a time (paid once per panel, shared by all n_tokens).
+void gemm_rows_int8_form(const KernelTable &k, const Matrix &w, const uint8_t *x8, int64_t n_tokens,
+                         float *y, int64_t r0, int64_t r1) {
+    const int64_t cols = w.cols;
+    const size_t form_bytes = static_cast<size_t>(int8_form_row_bytes(cols));
+    t_form.resize(static_cast<size_t>(kPanelRows) * form_bytes);
+    for (int64_t r = r0; r < r1; r += kPanelRows) {
+        const int64_t nr = std::min(kPanelRows, r1 - r);
+        for (int64_t i = 0; i < nr; ++i)
+            int8_form_row(w.type, w.row(r + i), t_form.data() + i * form_bytes, cols);
+        k.gemm_q8_scaled(t_form.data(), form_bytes, nr, x8, n_tokens, cols, y + r, w.rows);
+    }
 }
 
 } // namespace
@@ -351,7 +370,7 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
             xb = aligned(t_xb, static_cast<size_t>(act_bf16x3_elems(n_tokens, cols)));
             k.pack_act_bf16x3(x, n_tokens, cols, xb);
             grain = 32; // whole pairs of 16-row tiles
-        } else if (path == BatchPath::Int8 && !x8) {
+        } else if ((path == BatchPath::Int8 || path == BatchPath::Int8Form) && !x8) {
             x8 = aligned(t_x8, static_cast<size_t>(act_q8_bytes(n_tokens, cols)));
             pack_act_q8(k, x, n_tokens, cols, x8, pool);
         }
@@ -369,6 +388,8 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
                 if (path == BatchPath::Int8)
                     k.gemm_q8_0(w.row(r0), w.row_bytes(), r1 - r0, x8, n_tokens, cols,
                                 outs[i].y + r0, w.rows);
+                else if (path == BatchPath::Int8Form)
+                    gemm_rows_int8_form(k, w, x8, n_tokens, outs[i].y, r0, r1);
                 else if (path == BatchPath::Tiles)
                     k.gemm_bf16x3(
                         w.row(r0), w.row_bytes(), r1 - r0, xb, n_tokens, cols, outs[i].y + r0,

@@ -28,6 +28,26 @@ void dequantize_row_blocks(DType t, const uint8_t *row, float *out, int64_t n) {
         dequantize_row_legacy(t, row, out, n);
 }
 
+bool has_int8_form(DType t) {
+    switch (t) {
+    case DType::Q4_0:
+    case DType::Q4_1:
+    case DType::Q5_0:
+    case DType::Q5_1:
+    case DType::Q4_K:
+    case DType::Q5_K: return true;
+    default: return false;
+    }
+}
+
+void int8_form_row(DType t, const uint8_t *row, uint8_t *out, int64_t n) {
+    if (!has_int8_form(t)) fail(LLM_ERR_INTERNAL, dtype_name(t), " has no int8 form");
+    if (is_kquant(t))
+        int8_form_row_kquant(t, row, out, n);
+    else
+        int8_form_row_legacy(t, row, out, n);
+}
+
 void repack_q8_0_from_gguf(const uint8_t *src, uint8_t *dst, int64_t n) {
     for (int64_t b = 0; b < n / kQ8BlockSize; ++b) {
         const uint8_t *blk = src + static_cast<size_t>(b) * kQ8_0FileBytes;

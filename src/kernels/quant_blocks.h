@@ -73,10 +73,25 @@ void repack_q8_0_from_gguf(const uint8_t *src, uint8_t *dst, int64_t n);
 // ... and back (llm-make-model's GGUF writer).
 void repack_q8_0_to_gguf(const uint8_t *src, uint8_t *dst, int64_t n);
 
+// Prefill's int8 form of a row of a block type whose values come in groups
+// of 32 sharing a scale and an offset: the Q4/Q5 types and Q4_K/Q5_K (not
+// Q6_K, whose scales cover 16 values). It is the row as int8_form_row_bytes
+// bytes: cols / 32 fp32 scales, cols / 32 fp32 offsets, then the cols int8
+// codes, value j of group b = scales[b] * q[32 b + j] + offsets[b], exactly
+// (the block's fp16 factors times 6-bit sub-scales are exact in fp32). The
+// int8 GEMM (gemm_q8_scaled) computes with it the decode kernels' sums.
+bool has_int8_form(DType t);
+static inline int64_t int8_form_row_bytes(int64_t n) {
+    return n / kQ8BlockSize * 8 + n;
+}
+void int8_form_row(DType t, const uint8_t *row, uint8_t *out, int64_t n);
+
 // The two families' own halves of the above (quant_blocks.cpp dispatches).
 void quantize_row_legacy(DType t, const float *x, uint8_t *row, int64_t n); // quant_legacy.cpp
 void dequantize_row_legacy(DType t, const uint8_t *row, float *out, int64_t n);
+void int8_form_row_legacy(DType t, const uint8_t *row, uint8_t *out, int64_t n);
 void quantize_row_kquant(DType t, const float *x, uint8_t *row, int64_t n); // quant_kquants.cpp
 void dequantize_row_kquant(DType t, const uint8_t *row, float *out, int64_t n);
+void int8_form_row_kquant(DType t, const uint8_t *row, uint8_t *out, int64_t n); // Q4_K, Q5_K
 
 } // namespace llm

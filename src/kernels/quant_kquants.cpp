@@ -423,6 +423,26 @@ void dequantize_row_kquant(DType t, const uint8_t *row, float *out, int64_t n) {
     }
 }
 
+void int8_form_row_kquant(DType t, const uint8_t *row, uint8_t *out, int64_t n) {
+    const bool q5 = t == DType::Q5_K;
+    if (t != DType::Q4_K && !q5) fail(LLM_ERR_INTERNAL, dtype_name(t), " has no int8 form");
+    const size_t bytes = q5 ? kQ5_KBytes : kQ4_KBytes;
+    const int64_t nb = n / kSub;
+    float *scales = reinterpret_cast<float *>(out), *offsets = scales + nb;
+    uint8_t *q = out + 8 * nb; // codes 0..31: the same bytes as int8
+    for (int64_t s = 0; s < n / kSuperBlockValues; ++s) {
+        const uint8_t *blk = row + static_cast<size_t>(s) * bytes;
+        const float d = half_at(blk), dmin = half_at(blk + 2);
+        uint8_t sc[kSubs], m[kSubs];
+        unpack_scales(blk + 4, sc, m);
+        unpack_codes_k(blk + (q5 ? 48 : 16), q5 ? blk + 16 : nullptr, q + s * kSuperBlockValues);
+        for (int j = 0; j < kSubs; ++j) {
+            scales[s * kSubs + j] = d * static_cast<float>(sc[j]);
+            offsets[s * kSubs + j] = -(dmin * static_cast<float>(m[j]));
+        }
+    }
+}
+
 void fill_scalar_kquant_kernels(KernelTable &t) {
     t.matvec_q4_k = matvec_k_ref<false>;
     t.matvec_q5_k = matvec_k_ref<true>;

@@ -181,6 +181,22 @@ void dequantize_row_legacy(DType t, const uint8_t *row, float *out, int64_t n) {
         dequantize_block(l, row + static_cast<size_t>(b) * l.bytes, out + b * kBlock);
 }
 
+void int8_form_row_legacy(DType t, const uint8_t *row, uint8_t *out, int64_t n) {
+    const LegacyLayout l = legacy_layout(t);
+    const int64_t nb = n / kBlock;
+    float *scales = reinterpret_cast<float *>(out), *offsets = scales + nb;
+    int8_t *q = reinterpret_cast<int8_t *>(out + 8 * nb);
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *blk = row + static_cast<size_t>(b) * l.bytes;
+        int codes[kBlock];
+        block_codes(l, blk, codes);
+        for (int j = 0; j < kBlock; ++j)
+            q[b * kBlock + j] = static_cast<int8_t>(codes[j] - l.zero);
+        scales[b] = block_scale(blk);
+        offsets[b] = block_min(l, blk);
+    }
+}
+
 void fill_scalar_legacy_kernels(KernelTable &t) {
     t.matvec_q4_0 = matvec_legacy_ref<DType::Q4_0>;
     t.matvec_q4_1 = matvec_legacy_ref<DType::Q4_1>;
