@@ -1,6 +1,7 @@
 #include "chat/jinja_eval.h"
 
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 
 namespace llm::jinja {
@@ -584,6 +585,7 @@ class Interp {
             return Value::string(std::move(s));
         }
         if (l.is_numeric() && r.is_numeric()) return arithmetic(op, l, r, line);
+        if (op == "%" && l.is_string()) return printf_format(l.s, r, line);
         if (op == "+") {
             if (l.is_list() && r.is_list()) {
                 budget_.items(l.list->size() + r.list->size(), line);
@@ -609,6 +611,56 @@ class Interp {
         }
         fail_at(line, "unsupported operand types for ", op, ": ", type_name(l), " and ",
                 type_name(r));
+    }
+
+    // Python's "fmt" % args: %s %r %d %i %f (with a precision) and %%.
+    Value printf_format(const std::string &fmt, const Value &args, int line) {
+        List values = args.is_list() && args.tuple ? *args.list : List{args};
+        size_t next = 0;
+        std::string out;
+        for (size_t k = 0; k < fmt.size(); ++k) {
+            if (fmt[k] != '%') {
+                out += fmt[k];
+                continue;
+            }
+            if (++k >= fmt.size()) fail_at(line, "incomplete format");
+            int precision = -1;
+            if (fmt[k] == '.') {
+                precision = 0;
+                while (++k < fmt.size() && fmt[k] >= '0' && fmt[k] <= '9' && precision < 100)
+                    precision = precision * 10 + (fmt[k] - '0');
+                if (k >= fmt.size()) fail_at(line, "incomplete format");
+            }
+            const char c = fmt[k];
+            if (c == '%') {
+                out += '%';
+                continue;
+            }
+            if (next >= values.size()) fail_at(line, "not enough arguments for format string");
+            const Value &v = values[next++];
+            if (c == 's') {
+                out += v.is_string() ? v.s : to_str(v);
+            } else if (c == 'r') {
+                out += to_repr(v);
+            } else if (c == 'd' || c == 'i') {
+                if (!v.is_numeric()) fail_at(line, "%d format: a number is required");
+                out +=
+                    std::to_string(v.type == Type::Float ? static_cast<int64_t>(v.f) : v.as_int());
+            } else if (c == 'f') {
+                if (!v.is_numeric()) fail_at(line, "%f format: a number is required");
+                char buf[512];
+                std::snprintf(buf, sizeof buf, "%.*f", precision < 0 ? 6 : precision,
+                              v.as_double());
+                out += buf;
+            } else {
+                fail_at(line, "unsupported format character '", c, "'");
+            }
+            budget_.string_size(out.size(), line);
+        }
+        if (next < values.size())
+            fail_at(line, "not all arguments converted during string formatting");
+        produce(out.size(), line);
+        return Value::string(std::move(out));
     }
 
     Value arithmetic(const std::string &op, const Value &l, const Value &r, int line) {

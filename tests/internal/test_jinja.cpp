@@ -84,6 +84,8 @@ TEST_CASE("jinja: expressions", "[jinja]") {
     CHECK(render("{{ 'héllo'[1:3] }}{{ 'héllo'|length }}") == "él5"); // code points
     CHECK(render("{{ 0.1 + 0.2 }}|{{ 10000000000000000.0 }}|{{ 0.00001 }}") ==
           "0.30000000000000004|1e+16|1e-05");
+    CHECK(render("{{ '%s is %d%%' % ('x', 5) }}|{{ '%.2f' % 1.005 }}|{{ '%r' % 'a' }}") ==
+          "x is 5%|1.00|'a'");
     CHECK(error_of("{{ 9223372036854775807 + 1 }}").find("overflow") != std::string::npos);
     CHECK(error_of("{{ 1 // 0 }}").find("zero") != std::string::npos);
 }
