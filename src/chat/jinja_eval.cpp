@@ -69,7 +69,7 @@ class Interp {
             const std::time_t now = std::time(nullptr);
             std::tm tm{};
 #ifdef _WIN32
-            localtime_s(&tm, &now);
+            tm = *std::localtime(&now); // thread-local storage in the Windows CRT
 #else
             localtime_r(&now, &tm);
 #endif
@@ -688,14 +688,14 @@ class Interp {
         } else {
             const int64_t a = l.as_int(), b = r.as_int();
             if (op == "+")
-                return Value::integer(
-                    checked([&](int64_t &r) { return __builtin_add_overflow(a, b, &r); }, line));
+                return Value::integer(checked(
+                    [&](int64_t &res) { return __builtin_add_overflow(a, b, &res); }, line));
             if (op == "-")
-                return Value::integer(
-                    checked([&](int64_t &r) { return __builtin_sub_overflow(a, b, &r); }, line));
+                return Value::integer(checked(
+                    [&](int64_t &res) { return __builtin_sub_overflow(a, b, &res); }, line));
             if (op == "*")
-                return Value::integer(
-                    checked([&](int64_t &r) { return __builtin_mul_overflow(a, b, &r); }, line));
+                return Value::integer(checked(
+                    [&](int64_t &res) { return __builtin_mul_overflow(a, b, &res); }, line));
             if (op == "//" || op == "%") {
                 if (b == 0) fail_at(line, "integer division or modulo by zero");
                 if (a == INT64_MIN && b == -1) fail_at(line, "integer overflow");
@@ -716,8 +716,8 @@ class Interp {
                 if (a == -1) return Value::integer(b % 2 ? -1 : 1);
                 int64_t acc = 1;
                 for (int64_t k = 0; k < b; ++k) // |a| >= 2 overflows within 63 steps
-                    acc = checked([&](int64_t &r) { return __builtin_mul_overflow(acc, a, &r); },
-                                  line);
+                    acc = checked(
+                        [&](int64_t &res) { return __builtin_mul_overflow(acc, a, &res); }, line);
                 return Value::integer(acc);
             }
         }
