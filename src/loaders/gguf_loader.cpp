@@ -20,20 +20,22 @@ namespace llm {
 
 namespace {
 
-// What differs between the architectures: data. (qwen3 would add its Q/K
-// norm tensors, gemma3 its extra norms and scaled embeddings: new fields
-// here once the engine runs them.)
+// What differs between the architectures: data. (gemma3 would add its extra
+// norms and scaled embeddings: new fields here.)
 struct GgufArch {
     const char *name;
     // llama.cpp's converter permutes the Q/K rows of `llama` models back to
-    // Meta's adjacent pairs; qwen2 keeps Hugging Face's rotate-half layout.
+    // Meta's adjacent pairs; qwen2 and qwen3 keep Hugging Face's rotate-half
+    // layout.
     RopeStyle rope_style;
     bool qkv_bias; // blk.N.attn_{q,k,v}.bias are required
+    bool qk_norm;  // blk.N.attn_{q,k}_norm.weight, per head (Qwen3)
 };
 
 constexpr GgufArch kArchs[] = {
-    {"llama", RopeStyle::Interleaved, false},
-    {"qwen2", RopeStyle::HalfSplit, true},
+    {"llama", RopeStyle::Interleaved, false, false},
+    {"qwen2", RopeStyle::HalfSplit, true, false},
+    {"qwen3", RopeStyle::HalfSplit, false, true},
 };
 
 const GgufArch &find_arch(const GgufFile &f) {
@@ -92,6 +94,7 @@ ModelConfig read_config(const GgufFile &f, const GgufArch &arch) {
     c.arch = arch.name;
     c.rope_style = arch.rope_style;
     c.qkv_bias = arch.qkv_bias;
+    c.qk_norm = arch.qk_norm;
     c.max_seq_len = k.dim("context_length", Lim::seq_len);
     c.dim = k.dim("embedding_length", Lim::dim);
     c.n_layers = k.dim("block_count", Lim::layers);
@@ -236,10 +239,12 @@ void bind_weights(const GgufFile &f, const MappedFile &file, Model &model) {
     ModelConfig &c = model.config;
     ModelWeights &w = model.weights;
     TensorBinder b(f, file, model);
-    // llama.cpp stores Llama 3's rope scaling as per-frequency factors.
-    if (b.has("rope_freqs.weight"))
-        fail(LLM_ERR_UNSUPPORTED, f.name,
-             ": tensor \"rope_freqs.weight\" (Llama 3 RoPE frequency scaling) is not supported");
+    // llama.cpp stores Llama 3's rope scaling as the divisor of each
+    // frequency (its converter's rope_freqs; ggml's rope divides theta by it).
+    if (b.has("rope_freqs.weight")) {
+        const Vector divisors = b.vector("rope_freqs.weight", c.head_dim / 2);
+        c.rope_freq_divisors.assign(divisors.data, divisors.data + divisors.n);
+    }
     const GgufTensorInfo &embd = b.require("token_embd.weight");
     if (embd.ne.size() < 2 || embd.rank() > 2)
         fail(LLM_ERR_BAD_DIMENSIONS, f.name, ": tensor \"token_embd.weight\" has shape ",
@@ -261,6 +266,10 @@ void bind_weights(const GgufFile &f, const MappedFile &file, Model &model) {
         l.wq = b.matrix(p + "attn_q.weight", q_dim, dim);
         l.wk = b.matrix(p + "attn_k.weight", kv_dim, dim);
         l.wv = b.matrix(p + "attn_v.weight", kv_dim, dim);
+        if (c.qk_norm) {
+            l.q_norm = b.vector(p + "attn_q_norm.weight", c.head_dim);
+            l.k_norm = b.vector(p + "attn_k_norm.weight", c.head_dim);
+        }
         if (c.qkv_bias) {
             l.bq = b.vector(p + "attn_q.bias", q_dim);
             l.bk = b.vector(p + "attn_k.bias", kv_dim);

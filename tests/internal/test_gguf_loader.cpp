@@ -181,6 +181,34 @@ TEST_CASE("gguf: qwen2 uses rotate-half RoPE and its Q/K/V biases", "[gguf]") {
     CHECK_ERROR(load_error(make_gguf_model(spec).build()), LLM_ERR_FORMAT, "blk.0.attn_q.bias");
 }
 
+TEST_CASE("gguf: qwen3's per-head Q/K norms and Llama 3's RoPE frequency divisors", "[gguf]") {
+    GgufModelSpec spec;
+    spec.arch = "qwen3";
+    GgufWriter w = make_gguf_model(spec);
+    const uint64_t head_dim = spec.dim / spec.heads;
+    const std::vector<float> qn = gguf_random_floats(head_dim, 3, 1.0f);
+    for (uint32_t i = 0; i < spec.layers; ++i)
+        for (const char *name : {"attn_q_norm", "attn_k_norm"})
+            w.add_tensor("blk." + std::to_string(i) + "." + name + ".weight", gguf::F32, {head_dim},
+                         std::string(reinterpret_cast<const char *>(qn.data()), 4 * head_dim));
+    auto m = load_bytes(w.build());
+    CHECK(m->config.arch == "qwen3");
+    CHECK(m->config.qk_norm);
+    CHECK_FALSE(m->config.qkv_bias);
+    CHECK(m->config.rope_style == llm::RopeStyle::HalfSplit);
+    REQUIRE(m->weights.layers[1].k_norm.n == static_cast<int64_t>(head_dim));
+    CHECK(std::memcmp(m->weights.layers[1].k_norm.data, qn.data(), 4 * head_dim) == 0);
+    w.remove_tensor("blk.1.attn_k_norm.weight");
+    CHECK_ERROR(load_error(w.build()), LLM_ERR_FORMAT, "blk.1.attn_k_norm.weight");
+
+    GgufModelSpec llama;
+    GgufWriter l3 = make_gguf_model(llama);
+    const std::vector<float> divisors = {1.0f, 1.5f, 8.0f, 32.0f};
+    l3.add_tensor("rope_freqs.weight", gguf::F32, {4},
+                  std::string(reinterpret_cast<const char *>(divisors.data()), 16));
+    CHECK(load_bytes(l3.build())->config.rope_freq_divisors == divisors);
+}
+
 TEST_CASE("gguf: norms and biases in f16 or bf16 are widened to fp32", "[gguf]") {
     for (uint32_t type : {gguf::F16, gguf::BF16}) {
         GgufModelSpec spec;
@@ -379,7 +407,11 @@ TEST_CASE("gguf: tensors the model needs are checked and named", "[gguf]") {
     CHECK_ERROR(edited([](GgufWriter &w) {
                     w.add_tensor("rope_freqs.weight", gguf::F32, {4}, std::string(16, '\0'));
                 }),
-                LLM_ERR_UNSUPPORTED, "rope_freqs.weight");
+                LLM_ERR_BAD_DIMENSIONS, "frequency divisor 0");
+    CHECK_ERROR(edited([](GgufWriter &w) {
+                    w.add_tensor("rope_freqs.weight", gguf::F32, {3}, std::string(12, '\0'));
+                }),
+                LLM_ERR_BAD_DIMENSIONS, "rope_freqs.weight");
     CHECK_ERROR(edited([](GgufWriter &w) {
                     GgufTensor &t = *w.tensor("blk.0.attn_norm.weight");
                     t.type = gguf::Q8_0;
