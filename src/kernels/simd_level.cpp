@@ -160,7 +160,6 @@ int default_row_streams() {
 std::atomic<int> g_row_streams{0}; // 0: not chosen yet
 std::atomic<bool> g_row_streams_fixed{false};
 
-
 } // namespace
 
 bool simd_level_from_name(const char *name, SimdLevel &level) {
