@@ -42,5 +42,9 @@ std::string render_chat_template(const std::string &tmpl, const nlohmann::ordere
 // object).
 std::string render_chat_template(const std::string &tmpl, const std::string &context_json,
                                  const JinjaLimits &limits = JinjaLimits());
+inline std::string render_chat_template(const std::string &tmpl, const char *context_json,
+                                        const JinjaLimits &limits = JinjaLimits()) {
+    return render_chat_template(tmpl, std::string(context_json), limits);
+}
 
 } // namespace llm

@@ -219,6 +219,13 @@ TEST_CASE("jinja: globals transformers provides", "[jinja]") {
 }
 
 TEST_CASE("jinja: messages as transformers passes them", "[jinja]") {
+    CHECK(llm::render_chat_template("{{ a }}", "{\"a\": 1}") == "1");
+    try {
+        llm::render_chat_template("{{ a }}", "[1]");
+        FAIL("a context that is not an object must fail");
+    } catch (const llm::Error &e) {
+        CHECK(e.status() == LLM_ERR_INVALID_ARGUMENT);
+    }
     const std::string tmpl =
         "{%- for m in messages %}{{ m.role }}:"
         "{%- if m.content is string %}{{ m.content }}"
