@@ -5,6 +5,15 @@
 // body). Checked byte for byte against @huggingface/jinja on real templates
 // (tests/chat_oracle).
 //
+// Where @huggingface/jinja and Jinja2 disagree, this follows Jinja2 (what
+// transformers runs): strip/lstrip/rstrip honour their argument, none prints
+// "None" and true "True", lists and dicts print as Python reprs, == compares
+// by value, % and // floor, string lengths and slices count code points. It
+// follows @huggingface/jinja in being lenient: an attribute or item of an
+// undefined value is undefined (Jinja2 raises), a string plus a number
+// concatenates. Not supported: {% extends/block/include/import %}, recursive
+// loops, Unicode case mapping beyond ASCII (upper, lower, title, capitalize).
+//
 // Every failure, from a template that does not parse to raise_exception or a
 // budget exceeded, throws llm::Error with status jinja::kTemplateError and a
 // message naming the template line. Work is bounded: evaluation steps, macro
