@@ -92,10 +92,13 @@ void quantize_block(const LegacyLayout &l, const float *x, uint8_t *blk) {
     uint16_t dh, mh = 0;
     double d, m;
     if (l.has_min) {
+        // (Comparisons, not fmin/fmax: GCC 12 for aarch64 crashes
+        // vectorizing those reductions at -O3.)
         double lo = x[0], hi = x[0];
         for (int j = 1; j < kBlock; ++j) {
-            lo = std::fmin(lo, static_cast<double>(x[j]));
-            hi = std::fmax(hi, static_cast<double>(x[j]));
+            const double v = x[j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
         }
         mh = to_f16(lo);
         m = f16_to_f32(mh);
