@@ -644,8 +644,7 @@ class Interp {
                 out += to_repr(v);
             } else if (c == 'd' || c == 'i') {
                 if (!v.is_numeric()) fail_at(line, "%d format: a number is required");
-                out +=
-                    std::to_string(v.type == Type::Float ? static_cast<int64_t>(v.f) : v.as_int());
+                out += std::to_string(v.as_int());
             } else if (c == 'f') {
                 if (!v.is_numeric()) fail_at(line, "%f format: a number is required");
                 char buf[512];

@@ -121,7 +121,13 @@ double Value::as_double() const {
     }
 }
 int64_t Value::as_int() const {
-    return type == Type::Bool ? (b ? 1 : 0) : type == Type::Float ? static_cast<int64_t>(f) : i;
+    if (type == Type::Bool) return b ? 1 : 0;
+    if (type != Type::Float) return i;
+    // Truncated, saturating (NaN is 0): a float argument where an int is due.
+    if (std::isnan(f)) return 0;
+    if (f >= 9.2e18) return INT64_MAX;
+    if (f <= -9.2e18) return INT64_MIN;
+    return static_cast<int64_t>(f);
 }
 
 const Value *Dict::find(const std::string &key) const {
