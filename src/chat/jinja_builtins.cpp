@@ -560,7 +560,8 @@ bool Builtins::test(const std::string &name, const Value &x, CallArgs &args, int
             const Value &d = need();
             if (!d.is_numeric() || d.as_int() == 0)
                 fail_at(line, "divisibleby needs a non-zero integer");
-            return v % d.as_int() == 0;
+            const int64_t m = d.as_int();
+            return m == -1 || v % m == 0; // (INT64_MIN % -1 overflows)
         }
         return (v % 2 != 0) == (name == "odd");
     }

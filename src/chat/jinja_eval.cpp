@@ -510,9 +510,14 @@ class Interp {
         };
         start = adjust(has_start, start, step < 0 ? len - 1 : 0);
         stop = adjust(has_stop, stop, step < 0 ? -1 : len);
+        // How many picks, computed without overflowing start + step.
+        int64_t count = 0;
+        if (step > 0 && start < stop) count = (stop - start - 1) / step + 1;
+        if (step < 0 && start > stop)
+            count = step == INT64_MIN ? 1 : (start - stop - 1) / -step + 1;
         std::vector<size_t> picks;
-        for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step)
-            picks.push_back(static_cast<size_t>(k));
+        for (int64_t k = 0; k < count; ++k)
+            picks.push_back(static_cast<size_t>(start + k * step));
         budget_.step(n.line, picks.size());
         if (obj.is_list()) {
             List out;
