@@ -184,6 +184,30 @@ void dequantize_row_legacy(DType t, const uint8_t *row, float *out, int64_t n) {
         dequantize_block(l, row + static_cast<size_t>(b) * l.bytes, out + b * kBlock);
 }
 
+namespace {
+
+// A block's 32 codes minus `zero` as int8, straight from its bytes (prefill
+// runs this for every panel of every chunk: plain byte loops the compiler
+// vectorizes, not block_codes' int array).
+void int8_codes(const LegacyLayout &l, const uint8_t *blk, int8_t *q) {
+    const uint8_t *qs = blk + l.qs_at;
+    const int zero = l.zero;
+    if (l.bits == 4) {
+        for (int j = 0; j < 16; ++j) {
+            q[j] = static_cast<int8_t>((qs[j] & 15) - zero);
+            q[j + 16] = static_cast<int8_t>((qs[j] >> 4) - zero);
+        }
+        return;
+    }
+    const uint32_t h = load_u32(blk + l.high_at);
+    for (int j = 0; j < 16; ++j) {
+        q[j] = static_cast<int8_t>(((qs[j] & 15) | ((h >> j) & 1u) << 4) - zero);
+        q[j + 16] = static_cast<int8_t>(((qs[j] >> 4) | ((h >> (j + 16)) & 1u) << 4) - zero);
+    }
+}
+
+} // namespace
+
 void int8_form_row_legacy(DType t, const uint8_t *row, uint8_t *out, int64_t n) {
     const LegacyLayout l = legacy_layout(t);
     const int64_t nb = n / kBlock;
@@ -191,10 +215,7 @@ void int8_form_row_legacy(DType t, const uint8_t *row, uint8_t *out, int64_t n) 
     int8_t *q = reinterpret_cast<int8_t *>(out + 8 * nb);
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t *blk = row + static_cast<size_t>(b) * l.bytes;
-        int codes[kBlock];
-        block_codes(l, blk, codes);
-        for (int j = 0; j < kBlock; ++j)
-            q[b * kBlock + j] = static_cast<int8_t>(codes[j] - l.zero);
+        int8_codes(l, blk, q + b * kBlock);
         scales[b] = block_scale(blk);
         offsets[b] = block_min(l, blk);
     }
