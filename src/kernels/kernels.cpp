@@ -282,11 +282,10 @@ void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t l
     }
 }
 
-// How a batch meets each matrix: bf16 weights on the AMX tiles and Q8_0
-// weights in int8 where the table has those kernels, everything else as
-// fp32 GEMM over transposed activations.
-// The block types with an int8 form (quant_blocks.h) go to the int8 GEMM as
-// that form, a panel of rows at a time.
+// How a batch meets each matrix: bf16 weights on the AMX tiles, Q8_0 weights
+// in int8, and the block types with an int8 form (quant_blocks.h) in int8 as
+// that form, a panel of rows at a time, where the table has those kernels;
+// everything else as fp32 GEMM over transposed activations.
 enum class BatchPath { F32, Tiles, Int8, Int8Form };
 BatchPath batch_path(const KernelTable &k, const Matrix &w) {
     if (k.gemm_bf16x3 && w.type == DType::BF16 && w.cols % 32 == 0) return BatchPath::Tiles;
