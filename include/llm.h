@@ -109,12 +109,12 @@ extern "C" {
 /* The compile-time version of this header. Compare it with llm_version_number()
  * at run time: a binary built against major N needs a libllm of major N. */
 #define LLM_VERSION_MAJOR 1
-#define LLM_VERSION_MINOR 3
+#define LLM_VERSION_MINOR 4
 #define LLM_VERSION_PATCH 0
-#define LLM_VERSION_STRING "1.3.0"
+#define LLM_VERSION_STRING "1.4.0"
 #define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
 
-/* "1.3.0": static storage, never NULL. */
+/* "1.4.0": static storage, never NULL. */
 LLM_API const char *llm_version(void);
 /* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
 LLM_API int32_t llm_version_number(void);
@@ -151,6 +151,9 @@ typedef int32_t llm_status;
 #define LLM_ERR_CANCELLED (-13)          /* llm_context_cancel() or a callback stopped it */
 #define LLM_ERR_OUT_OF_MEMORY (-14)      /* an allocation failed */
 #define LLM_ERR_INTERNAL (-15)           /* a bug in libllm: please report it */
+#define LLM_ERR_TEMPLATE (-16)       /* since 1.4: a chat template failed to parse or raised */
+#define LLM_ERR_GRAMMAR (-17)        /* since 1.4: a bad grammar or JSON Schema */
+#define LLM_ERR_STATE_MISMATCH (-18) /* since 1.4: a saved state from another model/format */
 
 /* A short static description of a status code ("context full"). Never NULL;
  * unknown codes give "unknown status". Any thread. */

@@ -27,6 +27,9 @@ var (
 	ErrCancelled         = Status(capi.LLM_ERR_CANCELLED)
 	ErrOutOfMemory       = Status(capi.LLM_ERR_OUT_OF_MEMORY)
 	ErrInternal          = Status(capi.LLM_ERR_INTERNAL)
+	ErrTemplate          = Status(capi.LLM_ERR_TEMPLATE)
+	ErrGrammar           = Status(capi.LLM_ERR_GRAMMAR)
+	ErrStateMismatch     = Status(capi.LLM_ERR_STATE_MISMATCH)
 )
 
 // Error returns libllm's short description of the status ("not found").

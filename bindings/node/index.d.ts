@@ -18,11 +18,14 @@ export declare const Status: Readonly<{
   CANCELLED: -13;
   OUT_OF_MEMORY: -14;
   INTERNAL: -15;
+  TEMPLATE: -16;
+  GRAMMAR: -17;
+  STATE_MISMATCH: -18;
 }>;
 
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
-/** Version of the compiled-in libllm, e.g. "1.3.0". */
+/** Version of the compiled-in libllm, e.g. "1.4.0". */
 export declare const version: string;
 
 /**

@@ -177,6 +177,9 @@ const char *llm_status_str(llm_status s) {
     case LLM_ERR_CANCELLED: return "cancelled";
     case LLM_ERR_OUT_OF_MEMORY: return "out of memory";
     case LLM_ERR_INTERNAL: return "internal error";
+    case LLM_ERR_TEMPLATE: return "chat template error";
+    case LLM_ERR_GRAMMAR: return "bad grammar or schema";
+    case LLM_ERR_STATE_MISMATCH: return "saved state does not match";
     default: return "unknown status";
     }
 }

@@ -22,6 +22,9 @@ namespace Llm
         Cancelled = LlmNative.LLM_ERR_CANCELLED,
         OutOfMemory = LlmNative.LLM_ERR_OUT_OF_MEMORY,
         Internal = LlmNative.LLM_ERR_INTERNAL,
+        Template = LlmNative.LLM_ERR_TEMPLATE,
+        Grammar = LlmNative.LLM_ERR_GRAMMAR,
+        StateMismatch = LlmNative.LLM_ERR_STATE_MISMATCH,
     }
 
     /// <summary>A failed libllm call: its status and libllm's message.</summary>

@@ -112,6 +112,9 @@ extern swig_intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_CANCELLED_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_e77416aff6f95981(void);
 extern swig_intgo _wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981(void);
+extern swig_intgo _wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981(void);
+extern swig_intgo _wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981(void);
+extern swig_intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981(void);
 extern swig_type_3 _wrap_llm_status_str_capi_e77416aff6f95981(int arg1);
 extern swig_intgo _wrap_LLM_TOKEN_NONE_capi_e77416aff6f95981(void);
 extern void _wrap_llm_model_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -348,9 +351,9 @@ func swigStatusError(pair string) error {
 }
 
 const LLM_VERSION_MAJOR int = 1
-const LLM_VERSION_MINOR int = 3
+const LLM_VERSION_MINOR int = 4
 const LLM_VERSION_PATCH int = 0
-const LLM_VERSION_STRING string = "1.3.0"
+const LLM_VERSION_STRING string = "1.4.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981())
@@ -488,6 +491,27 @@ func _swig_getLLM_ERR_INTERNAL() (_swig_ret int) {
 }
 
 var LLM_ERR_INTERNAL int = _swig_getLLM_ERR_INTERNAL()
+func _swig_getLLM_ERR_TEMPLATE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981())
+	return swig_r
+}
+
+var LLM_ERR_TEMPLATE int = _swig_getLLM_ERR_TEMPLATE()
+func _swig_getLLM_ERR_GRAMMAR() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981())
+	return swig_r
+}
+
+var LLM_ERR_GRAMMAR int = _swig_getLLM_ERR_GRAMMAR()
+func _swig_getLLM_ERR_STATE_MISMATCH() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981())
+	return swig_r
+}
+
+var LLM_ERR_STATE_MISMATCH int = _swig_getLLM_ERR_STATE_MISMATCH()
 func Llm_status_str(arg1 int32) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1

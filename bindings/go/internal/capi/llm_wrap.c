@@ -260,7 +260,7 @@ intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+3*100+0));
+  result = (int)((1*10000+4*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -459,6 +459,39 @@ intgo _wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981() {
   
   
   result = (int)((-15));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)((-16));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)((-17));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)((-18));
   _swig_go_result = result; 
   return _swig_go_result;
 }
