@@ -151,9 +151,9 @@ typedef int32_t llm_status;
 #define LLM_ERR_CANCELLED (-13)          /* llm_context_cancel() or a callback stopped it */
 #define LLM_ERR_OUT_OF_MEMORY (-14)      /* an allocation failed */
 #define LLM_ERR_INTERNAL (-15)           /* a bug in libllm: please report it */
-#define LLM_ERR_TEMPLATE (-16)       /* since 1.4: a chat template failed to parse or raised */
-#define LLM_ERR_GRAMMAR (-17)        /* since 1.4: a bad grammar or JSON Schema */
-#define LLM_ERR_STATE_MISMATCH (-18) /* since 1.4: a saved state from another model/format */
+#define LLM_ERR_TEMPLATE (-16)           /* since 1.4: a chat template failed to parse or raised */
+#define LLM_ERR_GRAMMAR (-17)            /* since 1.4: a bad grammar or JSON Schema */
+#define LLM_ERR_STATE_MISMATCH (-18)     /* since 1.4: a saved state from another model/format */
 
 /* A short static description of a status code ("context full"). Never NULL;
  * unknown codes give "unknown status". Any thread. */
