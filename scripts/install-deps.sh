@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # core build and tests
-  build-essential cmake ninja-build pkg-config clang clang-format cmake-format
+  build-essential cmake ninja-build pkg-config clang clang-format cmake-format doxygen
   catch2 nlohmann-json3-dev valgrind libclang-rt-14-dev python3
   # bindings: SWIG for Go, C# (Mono) and Lua; Node.js for the addon
   swig golang-go mono-mcs mono-runtime nunit-console libnunit-cil-dev
