@@ -189,10 +189,12 @@ struct SharedRule {
 const std::vector<SharedRule> &shared_rules() {
     static const std::vector<SharedRule> rules = {
         // Any character but the quote, the backslash and controls, or an
-        // escape; \u escapes of UTF-16 surrogates are left out so that every
-        // character counts as one code point for minLength/maxLength.
+        // escape. Surrogates are left out: they are not characters (a UTF-8
+        // lead byte for one could never be completed), and without \u
+        // escapes of them every character counts as one code point for
+        // minLength/maxLength.
         {"char",
-         R"([^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" ( [0-9a-cA-CefEF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2} ) ))",
+         R"([^"\\\x00-\x1f\uD800-\uDFFF] | "\\" ( ["\\/bfnrt] | "u" ( [0-9a-cA-CefEF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2} ) ))",
          {}},
         {"string", R"("\"" char* "\"")", {"char"}},
         {"integer", R"("-"? ( "0" | [1-9] [0-9]{0,14} ))", {}},
@@ -792,6 +794,7 @@ class Converter {
         merged["type"] = "object";
         OJson props = OJson::object(), required = OJson::array();
         bool closed = false;
+        std::set<std::string> allowed;
         for (const OJson *p : parts) {
             for (const auto &kv : p->items()) {
                 const std::string &k = kv.key();
@@ -819,12 +822,37 @@ class Converter {
                     if (std::find(required.begin(), required.end(), name) == required.end())
                         required.push_back(name);
             }
-            if (p->contains("additionalProperties") && (*p)["additionalProperties"] == false)
+            // A closed part allows only its own properties, whatever the
+            // other parts list.
+            if (p->contains("additionalProperties") && (*p)["additionalProperties"] == false) {
+                std::set<std::string> names;
+                if (p->contains("properties") && (*p)["properties"].is_object())
+                    for (const auto &kv : (*p)["properties"].items())
+                        names.insert(kv.key());
+                if (closed) {
+                    std::set<std::string> both;
+                    for (const std::string &k : allowed)
+                        if (names.count(k)) both.insert(k);
+                    allowed = both;
+                } else {
+                    allowed = names;
+                }
                 closed = true;
+            }
+        }
+        if (closed) {
+            OJson kept = OJson::object();
+            for (const auto &kv : props.items())
+                if (allowed.count(kv.key())) kept[kv.key()] = kv.value();
+            for (const OJson &name : required)
+                if (!name.is_string() || !allowed.count(name.get<std::string>()))
+                    bad(ptr + "/allOf", "allOf: required property " + compact_json(name) +
+                                            " is excluded by a part's additionalProperties false");
+            props = kept;
+            merged["additionalProperties"] = false;
         }
         merged["properties"] = props;
         merged["required"] = required;
-        if (closed) merged["additionalProperties"] = false;
         (void)head;
         return object_type(merged, ptr, depth, hint);
     }

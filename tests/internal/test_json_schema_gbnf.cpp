@@ -45,7 +45,8 @@ TEST_CASE("json schema: primitive types", "[json_schema]") {
     const std::string s = json_schema_to_gbnf(R"({"type": "string"})");
     CHECK(contains(s, "root ::= string\n"));
     CHECK(contains(s, "string ::= \"\\\"\" char* \"\\\"\"\n"));
-    CHECK(contains(s, "char ::= [^\"\\\\\\x00-\\x1f] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\""));
+    CHECK(contains(
+        s, "char ::= [^\"\\\\\\x00-\\x1f\\uD800-\\uDFFF] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\""));
     // The empty schema and true: any JSON value.
     CHECK(contains(json_schema_to_gbnf("{}"), "root ::= value\n"));
     CHECK(contains(json_schema_to_gbnf("true"), "root ::= value\n"));
@@ -133,7 +134,7 @@ TEST_CASE("json schema: $ref, recursion, anyOf, allOf", "[json_schema]") {
           "root ::= \"1\" | boolean\nboolean ::= \"true\" | \"false\"\n");
     CHECK(json_schema_to_gbnf(R"({"allOf": [
             {"properties": {"a": {"const": 1}}, "required": ["a"]},
-            {"properties": {"b": {"const": 2}}, "required": ["b"], "additionalProperties": false}]})") ==
+            {"properties": {"b": {"const": 2}}, "required": ["b"]}]})") ==
           "root ::= \"{\" \"\\\"a\\\":\" \"1\" \",\" \"\\\"b\\\":\" \"2\" \"}\"\n");
     // Recursion through the root.
     CHECK(contains(json_schema_to_gbnf(R"({"type": "array", "items": {"$ref": "#"}})"),
@@ -162,6 +163,11 @@ TEST_CASE("json schema: unsupported keywords and bad schemas are reported", "[js
     CHECK(contains(error_of(R"({"required": ["x"], "properties": {}})"), "not in properties"));
     CHECK(contains(error_of(R"({"type": "integer", "minimum": 5, "maximum": 4})"), "no integer"));
     CHECK(contains(error_of(R"({"enum": []})"), "non-empty"));
+    // additionalProperties false in one allOf part closes the object to that
+    // part's properties (the well-known allOf pitfall, as validators see it).
+    CHECK(contains(error_of(R"({"allOf": [{"properties": {"a": {}}, "required": ["a"]},
+                                          {"properties": {"b": {}}, "additionalProperties": false}]})"),
+                   "required property \"a\" is excluded"));
     CHECK(contains(error_of("false"), "accepts nothing"));
     CHECK(contains(error_of("[1, 2]"), "must be an object or a boolean"));
     CHECK(contains(error_of("{\"type\": "), "invalid JSON"));
