@@ -353,6 +353,10 @@ typedef struct llm_context_params {
     /* LLM_KV_*: the KV cache's value type. Default LLM_KV_F32. (Added in
      * 1.1: a struct_size without it means F32.) */
     int32_t kv_type;
+    /* 1 = the context can run llm_embed (keeps the final hidden states of
+     * the tokens it runs); 0 = off (default; a struct_size without it means
+     * 0). Since 1.4. */
+    int32_t embeddings;
 } llm_context_params;
 
 LLM_API llm_context_params llm_context_default_params(void);
@@ -396,6 +400,49 @@ LLM_API void llm_context_reset(llm_context *ctx);
  * The request is consumed by the call that returns CANCELLED (or by
  * llm_context_reset); the context stays usable. */
 LLM_API void llm_context_cancel(llm_context *ctx);
+
+/* ---- embeddings (since 1.4) ----------------------------------------------- */
+/* How llm_embed turns the tokens' hidden states into the output:
+ *   NONE   every token's state: n_tokens x n_embd floats, row by row
+ *   MEAN   the average of the tokens' states: n_embd floats
+ *   LAST   the last token's state (Qwen3-Embedding and other decoder
+ *          embedding models; end the input with the EOS their tokenizer
+ *          adds)
+ *   FIRST  the first token's state (BERT's [CLS] style)
+ *   DEFAULT  llm_model_default_pooling(model) */
+#define LLM_POOLING_DEFAULT 0
+#define LLM_POOLING_NONE 1
+#define LLM_POOLING_MEAN 2
+#define LLM_POOLING_LAST 3
+#define LLM_POOLING_FIRST 4
+
+/* The pooling a model asks for: LLM_POOLING_LAST, FIRST or MEAN, from a
+ * GGUF file's "<arch>.pooling_type" key or a Hugging Face folder's
+ * sentence-transformers Pooling config (modules.json, 1_Pooling/config.json),
+ * else MEAN. Any thread. */
+LLM_API int32_t llm_model_default_pooling(const llm_model *model);
+
+/* The embedding of `n_tokens` tokens: the context is reset, the tokens run
+ * from position 0, and the hidden states after the model's final norm are
+ * pooled as `pooling` says (LLM_POOLING_*) and, with normalize = 1, scaled
+ * to unit L2 norm (each row for NONE; a zero vector stays zero). The output
+ * is n_embd floats, or n_tokens x n_embd for NONE, written to (buf, cap) in
+ * floats with the usual convention: cap too small is BUFFER_TOO_SMALL with
+ * *n_out = the floats needed, before anything runs (buf = NULL, cap = 0 is
+ * a size query). No logits are computed: afterwards the context holds the
+ * tokens at positions 0 .. n_tokens - 1 and no logits.
+ * The context must have been created with llm_context_params.embeddings =
+ * 1, else INVALID_ARGUMENT. Other errors: INVALID_ARGUMENT (n_tokens = 0,
+ * pooling or normalize out of range), TOKEN_OUT_OF_RANGE, CONTEXT_FULL
+ * (n_tokens > n_ctx), CANCELLED (llm_context_cancel). These are found
+ * before anything runs and leave the context as it was, except CANCELLED,
+ * which leaves it empty.
+ *   size_t n;
+ *   float v[1024];   -- llm_model_n_embd(model) floats
+ *   llm_embed(ctx, ids, n_ids, LLM_POOLING_DEFAULT, 1, v, 1024, &n); */
+LLM_API llm_status llm_embed(llm_context *ctx, const llm_token *tokens, size_t n_tokens,
+                             int32_t pooling, int32_t normalize, float *buf, size_t cap,
+                             size_t *n_out);
 
 /* ---- sampler -------------------------------------------------------------- */
 typedef struct llm_sampler llm_sampler;

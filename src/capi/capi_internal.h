@@ -39,6 +39,8 @@ struct llm_context {
     std::atomic<bool> cancel{false};
     llm_detokenizer stream; // used by llm_context_step
     size_t stream_pos = 0;  // how many of `tokens` the stream's state has seen
+    // llm_embed is allowed (llm_context_params.embeddings).
+    bool embeddings = false;
 };
 
 struct llm_sampler {

@@ -377,6 +377,7 @@ llm_context_params llm_context_default_params(void) {
     p.n_ctx = 0;
     p.n_threads = 0;
     p.kv_type = LLM_KV_F32;
+    p.embeddings = 0;
     return p;
 }
 
@@ -395,10 +396,13 @@ llm_status llm_context_new(const llm_model *model, const llm_context_params *par
         if (p.kv_type != LLM_KV_F32 && p.kv_type != LLM_KV_F16)
             llm::fail(LLM_ERR_INVALID_ARGUMENT, "kv_type ", p.kv_type,
                       " is not LLM_KV_F32 or LLM_KV_F16");
+        if (p.embeddings != 0 && p.embeddings != 1)
+            llm::fail(LLM_ERR_INVALID_ARGUMENT, "embeddings ", p.embeddings, " is not 0 or 1");
         const int32_t n_ctx = p.n_ctx ? p.n_ctx : max_ctx;
         const int n_threads = p.n_threads ? p.n_threads : llm::ThreadPool::physical_cores();
         auto ctx = std::make_unique<llm_context>();
         ctx->owner = model;
+        ctx->embeddings = p.embeddings != 0;
         const llm::DType kv_type = p.kv_type == LLM_KV_F16 ? llm::DType::F16 : llm::DType::F32;
         ctx->transformer =
             std::make_unique<llm::Transformer>(*model->model, n_ctx, n_threads, kv_type);

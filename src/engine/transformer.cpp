@@ -276,8 +276,15 @@ int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, flo
             attention_block(l, b, pos);
             ffn_block(l, b);
         }
+        if (hidden_) {
+            float *h = hidden_ + done * dim;
+            for_each_token(pool_.get(), b, [&](int64_t t) {
+                rmsnorm(&h[t * dim], &x_[t * dim], model_.weights.final_norm.data, dim,
+                        cfg_.norm_eps);
+            });
+        }
         done += b;
-        if (done == n) {
+        if (done == n && logits) {
             float *last = &x_[(b - 1) * dim];
             rmsnorm(last, last, model_.weights.final_norm.data, dim, cfg_.norm_eps);
             const Matrix &classifier = model_.weights.classifier;

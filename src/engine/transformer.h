@@ -49,6 +49,10 @@ class Transformer {
     // Stage times of the forward passes from now on are added to `profile`
     // (forward_profile.h); null stops that. The profile must outlive its use.
     void set_profile(ForwardProfile *profile) { profile_ = profile; }
+    // With `hidden` set, forward() also writes each token's final-normed
+    // hidden state (the embedding) to hidden[t * dim], t < n, and a null
+    // `logits` skips the classifier. Null stops that.
+    void set_hidden_output(float *hidden) { hidden_ = hidden; }
 
   private:
     void ensure_batch(int64_t n);
@@ -73,6 +77,7 @@ class Transformer {
     std::vector<int32_t> rope_table_;
     std::vector<float> scores_; // [thread][head][n_ctx] attention scores
     ForwardProfile *profile_ = nullptr;
+    float *hidden_ = nullptr;
 };
 
 } // namespace llm

@@ -5,6 +5,7 @@
 #include "loaders/gguf_loader.h"
 #include "loaders/hf_loader.h"
 #include "loaders/llama2c_loader.h"
+#include "loaders/pooling_config.h"
 #include "loaders/safetensors.h"
 #include "model/convert_weights.h"
 
@@ -16,6 +17,7 @@ std::unique_ptr<Model> load_model(const std::string &path, const LoadOptions &op
     std::unique_ptr<Model> model;
     if (path_is_directory(path)) {
         model = load_hf_folder(path, options);
+        read_pooling_config(path, *model);
     } else {
         // Sniff the content: "GGUF" is a safetensors header length far
         // above its limit; a safetensors header (u64 length, then '{') is
