@@ -1,5 +1,7 @@
 #include "gguf_writer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -107,8 +109,10 @@ bool ends_with(const std::string &s, const char *suffix) {
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// HF name -> llama.cpp name, and the layer (-1 outside the blocks).
-std::string gguf_name(const std::string &hf, int *layer) {
+// HF name -> llama.cpp name, and the layer (-1 outside the blocks). Gemma's
+// post_attention_layernorm is the attention output's norm, its FFN input
+// norm pre_feedforward_layernorm.
+std::string gguf_name(const std::string &hf, bool gemma3, int *layer) {
     *layer = -1;
     if (hf == "model.embed_tokens.weight") return "token_embd.weight";
     if (hf == "model.norm.weight") return "output_norm.weight";
@@ -123,6 +127,8 @@ std::string gguf_name(const std::string &hf, int *layer) {
             {"self_attn.q_proj.weight", "attn_q.weight"},
             {"self_attn.k_proj.weight", "attn_k.weight"},
             {"self_attn.v_proj.weight", "attn_v.weight"},
+            {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+            {"self_attn.k_norm.weight", "attn_k_norm.weight"},
             {"self_attn.q_proj.bias", "attn_q.bias"},
             {"self_attn.k_proj.bias", "attn_k.bias"},
             {"self_attn.v_proj.bias", "attn_v.bias"},
@@ -132,7 +138,13 @@ std::string gguf_name(const std::string &hf, int *layer) {
             {"mlp.up_proj.weight", "ffn_up.weight"},
             {"mlp.down_proj.weight", "ffn_down.weight"},
         };
-        auto it = names.find(rest);
+        static const std::map<std::string, std::string> gemma3_names = {
+            {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+            {"pre_feedforward_layernorm.weight", "ffn_norm.weight"},
+            {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+        };
+        auto it = gemma3_names.find(rest);
+        if (!gemma3 || it == gemma3_names.end()) it = names.find(rest);
         if (it != names.end()) return "blk." + std::to_string(*layer) + "." + it->second;
     }
     fail(LLM_ERR_INTERNAL, "no GGUF name for tensor ", hf);
@@ -342,7 +354,8 @@ void hf_tokenizer_kv(Kv &kv, const std::string &dir, const ModelSpec &spec) {
         merges.push_back(m.is_string() ? m.get<std::string>()
                                        : m[0].get<std::string>() + " " + m[1].get<std::string>());
     kv.string("tokenizer.ggml.model", "gpt2");
-    kv.string("tokenizer.ggml.pre", spec.config.arch == "qwen2" ? "qwen2" : "default");
+    kv.string("tokenizer.ggml.pre",
+              spec.config.arch == "qwen2" || spec.config.arch == "qwen3" ? "qwen2" : "default");
     kv.strings("tokenizer.ggml.tokens", tokens);
     kv.ints("tokenizer.ggml.token_type", types);
     kv.strings("tokenizer.ggml.merges", merges);
@@ -380,6 +393,7 @@ struct Planned {
     int layer;
     DType type;
     bool rope_rows; // q/k of a llama model: rows to interleaved order
+    float add = 0;  // added to every value (Gemma's norms: w + 1)
     uint64_t offset = 0, bytes = 0;
 };
 
@@ -400,15 +414,34 @@ void write_gguf(const std::string &path, const ModelSpec &spec,
                 const std::vector<TensorSource> &tensors, const GgufWriteOptions &options) {
     const ModelConfig &c = spec.config;
     const TypeName &type = find_type(options.type);
-    const bool llama = c.arch == "llama";
-    if (!llama && c.arch != "qwen2")
-        fail(LLM_ERR_UNSUPPORTED, "GGUF files are written for llama and qwen2 models");
+    const bool llama = c.arch == "llama", gemma3 = c.arch == "gemma3";
+    if (!llama && !gemma3 && c.arch != "qwen2" && c.arch != "qwen3")
+        fail(LLM_ERR_UNSUPPORTED,
+             "GGUF files are written for llama, qwen2, qwen3 and gemma3 models");
+
+    // Llama 3's rope scaling: llama.cpp's converter stores the divisor of
+    // each RoPE frequency as the tensor rope_freqs.weight (first here).
+    std::vector<TensorSource> extra;
+    if (!c.rope_freq_divisors.empty()) {
+        const std::vector<float> d = c.rope_freq_divisors;
+        extra.push_back({"rope_freqs.weight",
+                         {static_cast<int64_t>(d.size())},
+                         [d](int64_t, float *out) { std::copy(d.begin(), d.end(), out); }});
+    }
+    std::vector<const TensorSource *> all;
+    for (const TensorSource &t : extra)
+        all.push_back(&t);
+    for (const TensorSource &t : tensors)
+        all.push_back(&t);
 
     // Which type each tensor takes.
     std::vector<Planned> plan;
-    for (const TensorSource &t : tensors) {
+    for (const TensorSource *source : all) {
+        const TensorSource &t = *source;
         Planned p{&t, "", -1, DType::F32, false};
-        p.name = gguf_name(t.name, &p.layer);
+        p.name = t.name == "rope_freqs.weight" ? t.name : gguf_name(t.name, gemma3, &p.layer);
+        // llama.cpp's converter stores Gemma's norm weights w as 1 + w, the gain.
+        if (gemma3 && ends_with(p.name, "norm.weight")) p.add = hf_norm_shift(c);
         const bool matrix = t.shape.size() == 2;
         if (matrix) {
             DType want = type.base;
@@ -447,7 +480,7 @@ void write_gguf(const std::string &path, const ModelSpec &spec,
     kv.u32(a + ".feed_forward_length", static_cast<uint32_t>(c.hidden_dim));
     kv.u32(a + ".attention.head_count", static_cast<uint32_t>(c.n_heads));
     kv.u32(a + ".attention.head_count_kv", static_cast<uint32_t>(c.n_kv_heads));
-    if (c.head_dim * c.n_heads != c.dim) {
+    if (c.head_dim * c.n_heads != c.dim || c.arch == "qwen3" || gemma3) {
         kv.u32(a + ".attention.key_length", static_cast<uint32_t>(c.head_dim));
         kv.u32(a + ".attention.value_length", static_cast<uint32_t>(c.head_dim));
     }
@@ -455,6 +488,30 @@ void write_gguf(const std::string &path, const ModelSpec &spec,
     kv.f32(a + ".rope.freq_base", c.rope_theta);
     kv.u32(a + ".rope.dimension_count", static_cast<uint32_t>(c.head_dim));
     kv.u32(a + ".vocab_size", static_cast<uint32_t>(c.vocab_size));
+    if (gemma3) {
+        // llama.cpp's Gemma 3: one window for the sliding layers (every layer
+        // but each 6th), local RoPE theta 10000, the global one above.
+        int32_t window = 0;
+        for (int32_t i = 0; i < c.n_layers; ++i) {
+            const LayerAttention l = c.attention_of(i);
+            const bool global = i % 6 == 5;
+            if (global != (l.window == 0) || (window && l.window && l.window != window) ||
+                c.layer_rope_theta(i) != (global ? c.rope_theta : 10000.0f))
+                fail(LLM_ERR_UNSUPPORTED, "GGUF (llama.cpp's gemma3) holds Gemma 3's layer "
+                                          "pattern only: a 10000-theta window on each layer "
+                                          "but every 6th");
+            if (l.window) window = l.window;
+        }
+        kv.u32(a + ".attention.sliding_window", static_cast<uint32_t>(window));
+        // Nor does it hold query_pre_attn_scalar: llama.cpp scales by
+        // 1/sqrt(head_dim), 1/sqrt(dim / n_heads) for the 62-layer 27B.
+        const int32_t d = c.n_layers == 62 ? c.dim / c.n_heads : c.head_dim;
+        if (std::abs(c.attention_scores_scale() * std::sqrt(static_cast<float>(d)) - 1.0f) > 1e-6f)
+            fail(LLM_ERR_UNSUPPORTED,
+                 "GGUF (llama.cpp's gemma3) holds no query_pre_attn_scalar: "
+                 "it must be ",
+                 d, " here");
+    }
     if (!options.llama2c_tokenizer.empty())
         llama2c_tokenizer_kv(kv, options.llama2c_tokenizer, c.vocab_size);
     else if (!options.hf_tokenizer_dir.empty())
@@ -497,6 +554,9 @@ void write_gguf(const std::string &path, const ModelSpec &spec,
         out.resize(static_cast<size_t>(row_bytes(p.type, cols)));
         for (int64_t r = 0; r < t.rows(); ++r) {
             t.row(p.rope_rows ? half_split_row_of_interleaved(r, c.head_dim) : r, row.data());
+            if (p.add != 0)
+                for (float &x : row)
+                    x += p.add;
             switch (p.type) {
             case DType::F32: std::memcpy(out.data(), row.data(), out.size()); break;
             case DType::F16:

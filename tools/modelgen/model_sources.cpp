@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "kernels/kernels.h"
+#include "loaders/hf_config.h"
 #include "model/synthetic_model.h"
 #include "tokenizer/tokenizer.h"
 
@@ -14,14 +15,23 @@ namespace llm::gen {
 namespace {
 
 // A shape as config.json describes it, with the family's BOS/EOS ids
-// (Qwen2.5's; llama2.c's tok512 and Llama-2 vocabularies).
+// (Qwen2.5's, Llama 3's, Gemma 3's; llama2.c's tok512 and Llama-2
+// vocabularies for the small ones).
 ModelSpec spec_for(ModelConfig c) {
     ModelSpec s;
     c.rope_style = RopeStyle::HalfSplit; // sources are in HF layout
     s.config = c;
     s.tied = true;
-    s.bos = c.arch == "qwen2" ? 151643 : 1;
-    s.eos = c.arch == "qwen2" ? std::vector<int32_t>{151645, 151643} : std::vector<int32_t>{2};
+    const bool qwen = c.arch == "qwen2" || c.arch == "qwen3";
+    s.bos = qwen ? 151643 : 1;
+    s.eos = qwen ? std::vector<int32_t>{151645, 151643} : std::vector<int32_t>{2};
+    if (c.vocab_size == 128256) { // Llama 3
+        s.bos = 128000;
+        s.eos = {128001, 128008, 128009};
+    } else if (c.vocab_size == 262144) { // Gemma 3
+        s.bos = 2;
+        s.eos = {1, 106};
+    }
     return s;
 }
 
@@ -41,24 +51,79 @@ ModelConfig small_config(const char *arch, int32_t dim, int32_t hidden, int32_t 
     c.rope_theta = theta;
     c.norm_eps = eps;
     c.qkv_bias = c.arch == "qwen2";
+    c.qk_norm = c.arch == "qwen3";
     return c;
+}
+
+// Tiny Qwen3, Llama 3 and Gemma 3 for the GGUF tests (tok512's vocabulary,
+// every width a multiple of 256 for the K types), each with what sets its
+// architecture apart made to matter within a few hundred tokens.
+ModelSpec tiny_qwen3() {
+    ModelConfig c = small_config("qwen3", 256, 512, 2, 4, 2, 512, 1e6f, 1e-6f);
+    c.head_dim = 128; // explicit, n_heads * head_dim != dim
+    ModelSpec s = spec_for(c);
+    s.bos = 1;
+    s.eos = {2};
+    return s;
+}
+
+ModelSpec tiny_llama3() {
+    ModelConfig c = small_config("llama", 256, 512, 2, 4, 2, 512, 500000.0f, 1e-5f);
+    ModelSpec s = spec_for(c);
+    // Llama 3's scaling with a short original context, so that the scaled
+    // and the smoothed bands hold several of the 32 frequencies.
+    s.llama3_rope = {8.0, 1.0, 4.0, 256.0};
+    s.config.rope_freq_divisors =
+        llama3_rope_divisors(c.head_dim, c.rope_theta, 8.0, 1.0, 4.0, 256.0);
+    return s;
+}
+
+ModelConfig gemma3_config(ModelConfig c, int32_t window) {
+    c.arch = "gemma3";
+    c.qk_norm = true;
+    c.post_norms = true;
+    c.ffn_activation = Activation::GeluTanh;
+    c.embedding_scale = std::sqrt(static_cast<float>(c.dim));
+    // query_pre_attn_scalar = head_dim, as in Gemma 3 1B/4B/12B (llama.cpp
+    // uses 1/sqrt(head_dim) there and ignores the field).
+    c.attention_scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+    c.layer_attention.clear();
+    for (int32_t l = 0; l < c.n_layers; ++l)
+        c.layer_attention.push_back((l + 1) % 6 == 0 ? LayerAttention{0, c.rope_theta}
+                                                     : LayerAttention{window, 10000.0f});
+    return c;
+}
+
+ModelSpec tiny_gemma3() {
+    // Six layers: five sliding (a 32-token window) and one global.
+    ModelConfig c = small_config("gemma3", 256, 512, 6, 4, 1, 512, 1e6f, 1e-6f);
+    c.head_dim = 64;
+    ModelSpec s = spec_for(gemma3_config(c, 32));
+    s.bos = 1;
+    s.eos = {2};
+    return s;
 }
 
 const std::map<std::string, ModelSpec> &shapes() {
     static const std::map<std::string, ModelSpec> table = [] {
         std::map<std::string, ModelSpec> t;
         // The benchmark shapes are llm-bench's (one list for both tools).
-        for (const char *name : {"qwen2.5-0.5b", "stories15M", "stories42M", "stories110M"}) {
+        for (const char *name : {"qwen2.5-0.5b", "qwen3-0.6b", "llama3.2-1b", "gemma3-1b",
+                                 "stories15M", "stories42M", "stories110M"}) {
             ModelConfig c;
             if (!synthetic_config(name, c)) fail(LLM_ERR_INTERNAL, "no synthetic shape ", name);
             t[name] = spec_for(c);
         }
+        t["llama3.2-1b"].llama3_rope = {32.0, 1.0, 4.0, 8192.0};
         t["qwen2-tiny"] = spec_for(small_config("qwen2", 64, 176, 2, 4, 2, 151936, 1e6f, 1e-6f));
         t["stories260K"] = spec_for(small_config("llama", 64, 172, 5, 8, 4, 512, 1e4f, 1e-5f));
         // Every width a multiple of 256, for GGUF's K types: Qwen2's vocab
         // (qwen2-tiny's tokenizer) and llama2.c's tok512 one.
         t["tiny256"] = spec_for(small_config("qwen2", 256, 512, 2, 4, 2, 151936, 1e6f, 1e-6f));
         t["tiny256-llama"] = spec_for(small_config("llama", 256, 512, 2, 4, 2, 512, 1e4f, 1e-5f));
+        t["qwen3-tiny"] = tiny_qwen3();
+        t["llama3-tiny"] = tiny_llama3();
+        t["gemma3-tiny"] = tiny_gemma3();
         return t;
     }();
     return table;
@@ -106,7 +171,7 @@ std::vector<TensorSource> random_tensors(const ModelSpec &spec, uint64_t seed) {
         const int64_t cols = tensors[i].cols();
         float offset = 0.0f, scale;
         if (ends_with(name, "norm.weight")) {
-            offset = 1.0f;
+            offset = 1.0f - hf_norm_shift(spec.config);
             scale = 0.1f;
         } else if (ends_with(name, ".bias")) {
             scale = 0.1f;
@@ -157,7 +222,9 @@ std::vector<TensorSource> peaked_tensors(const ModelSpec &spec, uint64_t seed) {
         if (t.shape.size() == 2) sd *= 8.0f / std::sqrt(static_cast<float>(t.cols()));
         // random_tensors' values are uniform with a known spread: rescale.
         const bool gain = ends_with(name, "norm.weight");
-        const float base_offset = gain ? 1.0f : 0.0f;
+        const float shift = gain ? hf_norm_shift(spec.config) : 0.0f;
+        offset -= shift;
+        const float base_offset = gain ? 1.0f - shift : 0.0f;
         const float base_sd = gain || ends_with(name, ".bias")
                                   ? 0.1f / std::sqrt(3.0f)
                                   : 1.0f / std::sqrt(static_cast<float>(t.cols()));
@@ -212,12 +279,24 @@ std::vector<TensorSource> model_tensors(const Model &model, const ModelSpec &spe
     auto vector = [](const Vector *v) -> RowFn {
         return [v](int64_t, float *out) { std::copy_n(v->data, v->n, out); };
     };
+    // A loaded norm holds the gain; HF layout holds it minus the shift.
+    const float shift = hf_norm_shift(c);
+    auto norm = [shift](const Vector *v) -> RowFn {
+        return [v, shift](int64_t, float *out) {
+            for (int64_t i = 0; i < v->n; ++i)
+                out[i] = v->data[i] - shift;
+        };
+    };
     std::map<std::string, RowFn> rows;
     rows["model.embed_tokens.weight"] = matrix(&w.token_embedding);
     for (int32_t i = 0; i < c.n_layers; ++i) {
         const LayerWeights &l = w.layers[static_cast<size_t>(i)];
         const std::string p = "model.layers." + std::to_string(i) + ".";
-        rows[p + "input_layernorm.weight"] = vector(&l.attn_norm);
+        rows[p + "input_layernorm.weight"] = norm(&l.attn_norm);
+        if (c.qk_norm) {
+            rows[p + "self_attn.q_norm.weight"] = norm(&l.q_norm);
+            rows[p + "self_attn.k_norm.weight"] = norm(&l.k_norm);
+        }
         rows[p + "self_attn.q_proj.weight"] = rope_matrix(&l.wq);
         rows[p + "self_attn.k_proj.weight"] = rope_matrix(&l.wk);
         rows[p + "self_attn.v_proj.weight"] = matrix(&l.wv);
@@ -235,12 +314,18 @@ std::vector<TensorSource> model_tensors(const Model &model, const ModelSpec &spe
             rows[p + "self_attn.v_proj.bias"] = vector(&l.bv);
         }
         rows[p + "self_attn.o_proj.weight"] = matrix(&l.wo);
-        rows[p + "post_attention_layernorm.weight"] = vector(&l.ffn_norm);
+        if (c.post_norms) {
+            rows[p + "post_attention_layernorm.weight"] = norm(&l.post_attn_norm);
+            rows[p + "pre_feedforward_layernorm.weight"] = norm(&l.ffn_norm);
+            rows[p + "post_feedforward_layernorm.weight"] = norm(&l.post_ffn_norm);
+        } else {
+            rows[p + "post_attention_layernorm.weight"] = norm(&l.ffn_norm);
+        }
         rows[p + "mlp.gate_proj.weight"] = matrix(&l.w_gate);
         rows[p + "mlp.up_proj.weight"] = matrix(&l.w_up);
         rows[p + "mlp.down_proj.weight"] = matrix(&l.w_down);
     }
-    rows["model.norm.weight"] = vector(&w.final_norm);
+    rows["model.norm.weight"] = norm(&w.final_norm);
     rows["lm_head.weight"] = matrix(&w.classifier);
     std::vector<TensorSource> tensors = hf_tensor_layout(spec);
     for (TensorSource &t : tensors) {

@@ -11,10 +11,11 @@
 
 namespace llm::gen {
 
-// Named shapes: llm-bench's qwen2.5-0.5b, stories15M, stories42M, stories110M
-// (model/synthetic_model.h), the test-sized qwen2-tiny and stories260K, and
-// tiny256 / tiny256-llama (every width a multiple of 256, for GGUF's K types).
-// nullptr if unknown.
+// Named shapes: llm-bench's qwen2.5-0.5b, qwen3-0.6b, llama3.2-1b,
+// gemma3-1b, stories15M, stories42M, stories110M (model/synthetic_model.h),
+// the test-sized qwen2-tiny and stories260K, tiny256 / tiny256-llama (every
+// width a multiple of 256, for GGUF's K types) and qwen3-tiny, llama3-tiny,
+// gemma3-tiny (the same widths, tok512's vocabulary). nullptr if unknown.
 const ModelSpec *find_shape(const std::string &name);
 std::vector<std::string> shape_names();
 

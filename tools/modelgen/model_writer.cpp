@@ -86,6 +86,10 @@ void write_rows(Output &out, const TensorSource &t, DType dtype) {
 
 } // namespace
 
+float hf_norm_shift(const ModelConfig &c) {
+    return c.arch == "gemma3" ? 1.0f : 0.0f;
+}
+
 std::vector<TensorSource> hf_tensor_layout(const ModelSpec &spec) {
     const ModelConfig &c = spec.config;
     const int64_t dim = c.dim, hidden = c.hidden_dim, q = c.q_dim(), kv = c.kv_dim();
@@ -100,6 +104,10 @@ std::vector<TensorSource> hf_tensor_layout(const ModelSpec &spec) {
         add(p + "self_attn.q_proj.weight", {q, dim});
         add(p + "self_attn.k_proj.weight", {kv, dim});
         add(p + "self_attn.v_proj.weight", {kv, dim});
+        if (c.qk_norm) {
+            add(p + "self_attn.q_norm.weight", {c.head_dim});
+            add(p + "self_attn.k_norm.weight", {c.head_dim});
+        }
         if (c.qkv_bias) {
             add(p + "self_attn.q_proj.bias", {q});
             add(p + "self_attn.k_proj.bias", {kv});
@@ -107,6 +115,10 @@ std::vector<TensorSource> hf_tensor_layout(const ModelSpec &spec) {
         }
         add(p + "self_attn.o_proj.weight", {dim, q});
         add(p + "post_attention_layernorm.weight", {dim});
+        if (c.post_norms) { // Gemma: post_attention_layernorm is the attention output's
+            add(p + "pre_feedforward_layernorm.weight", {dim});
+            add(p + "post_feedforward_layernorm.weight", {dim});
+        }
         add(p + "mlp.gate_proj.weight", {hidden, dim});
         add(p + "mlp.up_proj.weight", {hidden, dim});
         add(p + "mlp.down_proj.weight", {dim, hidden});
@@ -143,30 +155,65 @@ void write_safetensors(const std::string &path, const std::vector<TensorSource> 
 
 std::string hf_config_json(const ModelSpec &spec, DType dtype) {
     const ModelConfig &c = spec.config;
-    const bool qwen2 = c.arch == "qwen2";
+    const bool qwen = c.arch == "qwen2" || c.arch == "qwen3", gemma3 = c.arch == "gemma3";
+    const char *architecture = c.arch == "qwen2"   ? "Qwen2ForCausalLM"
+                               : c.arch == "qwen3" ? "Qwen3ForCausalLM"
+                               : gemma3            ? "Gemma3ForCausalLM"
+                                                   : "LlamaForCausalLM";
     Json j;
-    j["architectures"] = {qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM"};
-    j["model_type"] = c.arch;
-    j["hidden_act"] = "silu";
+    j["architectures"] = {architecture};
+    j["model_type"] = gemma3 ? "gemma3_text" : c.arch;
+    if (gemma3)
+        j["hidden_activation"] = "gelu_pytorch_tanh";
+    else
+        j["hidden_act"] = "silu";
     j["hidden_size"] = c.dim;
     j["intermediate_size"] = c.hidden_dim;
     j["num_hidden_layers"] = c.n_layers;
     j["num_attention_heads"] = c.n_heads;
     j["num_key_value_heads"] = c.n_kv_heads;
-    if (c.head_dim * c.n_heads != c.dim) j["head_dim"] = c.head_dim;
+    if (c.head_dim * c.n_heads != c.dim || c.arch == "qwen3" || gemma3) j["head_dim"] = c.head_dim;
     j["vocab_size"] = c.vocab_size;
     j["max_position_embeddings"] = c.max_seq_len;
     j["rope_theta"] = short_decimal(c.rope_theta);
     j["rms_norm_eps"] = short_decimal(c.norm_eps);
     j["rope_scaling"] = nullptr;
+    const Llama3RopeScaling &r = spec.llama3_rope;
+    if (r.factor > 0)
+        j["rope_scaling"] = {{"rope_type", "llama3"},
+                             {"factor", r.factor},
+                             {"low_freq_factor", r.low_freq_factor},
+                             {"high_freq_factor", r.high_freq_factor},
+                             {"original_max_position_embeddings", r.original_max_positions}};
     j["tie_word_embeddings"] = spec.tied;
     j["torch_dtype"] = dtype == DType::F32    ? "float32"
                        : dtype == DType::BF16 ? "bfloat16"
                                               : "float16";
-    if (qwen2) {
+    if (qwen) {
         j["use_sliding_window"] = false;
         j["sliding_window"] = c.max_seq_len;
         j["max_window_layers"] = c.n_layers;
+        if (c.arch == "qwen3") j["attention_bias"] = false;
+    } else if (gemma3) {
+        // The layers' kinds as layer_types; the window and local theta from
+        // the first sliding layer.
+        Json types = Json::array();
+        int32_t window = 0;
+        float local_theta = 10000.0f;
+        for (int32_t i = 0; i < c.n_layers; ++i) {
+            const LayerAttention a = c.attention_of(i);
+            types.push_back(a.window > 0 ? "sliding_attention" : "full_attention");
+            if (a.window > 0 && window == 0) {
+                window = a.window;
+                local_theta = c.layer_rope_theta(i);
+            }
+        }
+        j["layer_types"] = types;
+        j["sliding_window"] = window > 0 ? window : c.max_seq_len;
+        j["rope_local_base_freq"] = short_decimal(local_theta);
+        const float scale = c.attention_scores_scale();
+        j["query_pre_attn_scalar"] = short_decimal(1.0f / (scale * scale));
+        j["attention_bias"] = false;
     } else {
         j["attention_bias"] = false;
         j["mlp_bias"] = false;

@@ -13,16 +13,28 @@
 
 namespace llm::gen {
 
-// A model to write: its config plus what config.json needs beyond it.
-struct ModelSpec {
-    ModelConfig config; // arch "llama" or "qwen2"; qkv_bias as the arch has it
-    bool tied = true;   // lm_head shares the token embedding
-    int32_t bos = -1;
-    std::vector<int32_t> eos;
+// Llama 3's rope_scaling fields (config.rope_freq_divisors derives from them).
+struct Llama3RopeScaling {
+    double factor = 0, low_freq_factor = 0, high_freq_factor = 0, original_max_positions = 0;
 };
 
+// A model to write: its config plus what config.json needs beyond it.
+struct ModelSpec {
+    // arch "llama", "qwen2", "qwen3" or "gemma3"; the fields as the arch has
+    // them (Gemma 3: layer_attention, attention_scale, post_norms, ...).
+    ModelConfig config;
+    bool tied = true; // lm_head shares the token embedding
+    int32_t bos = -1;
+    std::vector<int32_t> eos;
+    Llama3RopeScaling llama3_rope; // factor 0: none
+};
+
+// Gemma stores each RMSNorm weight as w for a gain of 1 + w: the value a
+// norm tensor holds in HF layout is its gain minus this.
+float hf_norm_shift(const ModelConfig &c);
+
 // One tensor in Hugging Face naming and layout (q/k rows in rotate_half
-// order). row(r, out) writes row r (shape.back() floats; a 1-D tensor is
+// order, Gemma's norms as w). row(r, out) writes row r (shape.back() floats; a 1-D tensor is
 // one row).
 struct TensorSource {
     std::string name;
