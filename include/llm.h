@@ -401,6 +401,46 @@ LLM_API void llm_context_reset(llm_context *ctx);
  * llm_context_reset); the context stays usable. */
 LLM_API void llm_context_cancel(llm_context *ctx);
 
+/* ---- saved state and shared prefixes (since 1.4) -------------------------- */
+/* A context's state is its tokens, their KV cache, the last logits and its
+ * text stream's held-back bytes: a context loading it continues exactly as
+ * the saved one would (the same logits now and after every next token, so
+ * sampling can go on at once). The state is a versioned binary ("LLMSTATE")
+ * tied to the model: its shape, weight types and a hash of some weights.
+ * A state saved from an fp32 KV cache loads into an fp16 one (rounded) and
+ * the other way (exactly); otherwise the KV type is kept.
+ * Loading checks everything before changing the context. Errors:
+ * STATE_MISMATCH (saved from another model; the message says what differs),
+ * FORMAT (not a state, another format version, damaged: it carries a
+ * checksum), TRUNCATED, CONTEXT_FULL (more tokens than the context holds;
+ * its n_ctx may differ from the saving one's otherwise), NOT_FOUND / IO for
+ * files. On error the context is unchanged. */
+
+/* Bytes llm_context_state_save needs now. */
+LLM_API llm_status llm_context_state_size(const llm_context *ctx, size_t *out);
+/* Write the state to (buf, cap), its size to *n_out; BUFFER_TOO_SMALL (with
+ * *n_out = bytes needed) if cap is too small. */
+LLM_API llm_status llm_context_state_save(const llm_context *ctx, void *buf, size_t cap,
+                                          size_t *n_out);
+/* Replace ctx's tokens, cache, logits and stream with a saved state. */
+LLM_API llm_status llm_context_state_load(llm_context *ctx, const void *buf, size_t len);
+/* The same through a file (UTF-8 path; an existing file is replaced). */
+LLM_API llm_status llm_context_state_save_file(const llm_context *ctx, const char *path);
+LLM_API llm_status llm_context_state_load_file(llm_context *ctx, const char *path);
+
+/* Make dst hold src's first n_tokens tokens and their KV cache, as if it had
+ * run them itself (prefill a shared system prompt once, copy it into each
+ * conversation's context). The contexts may differ in n_ctx and KV type
+ * (fp32 keys and values are rounded into an fp16 cache). dst gets src's
+ * logits and text stream when n_tokens is src's whole position; otherwise
+ * its logits are cleared until the next forward, as after a rewind.
+ * Errors: INVALID_ARGUMENT (n_tokens outside 0..src's position, or dst ==
+ * src), STATE_MISMATCH (the contexts run different models), CONTEXT_FULL
+ * (n_tokens > dst's n_ctx). On error dst is unchanged. Do not run src
+ * concurrently. */
+LLM_API llm_status llm_context_copy_prefix(llm_context *dst, const llm_context *src,
+                                           int32_t n_tokens);
+
 /* ---- embeddings (since 1.4) ----------------------------------------------- */
 /* How llm_embed turns the tokens' hidden states into the output:
  *   NONE   every token's state: n_tokens x n_embd floats, row by row

@@ -27,7 +27,10 @@ class KVCache {
     // type: DType::F32 or DType::F16.
     KVCache(int32_t n_layers, int32_t n_ctx, int32_t n_kv_heads, int32_t head_dim, DType type);
 
+    int32_t n_layers() const { return n_layers_; }
     int32_t n_ctx() const { return n_ctx_; }
+    int32_t n_kv_heads() const { return n_kv_heads_; }
+    int32_t head_dim() const { return head_dim_; }
     DType type() const { return type_; }
     // Stores head_dim floats as the key and value of `kv_head` at `pos`.
     void store(int32_t layer, int32_t kv_head, int32_t pos, const float *key, const float *value);
@@ -42,6 +45,21 @@ class KVCache {
         return 2 * static_cast<size_t>(n_kv_heads_) * static_cast<size_t>(head_dim_) * value_bytes_;
     }
 
+    // Same layers, KV heads and head_dim (types and lengths may differ).
+    bool same_shape(const KVCache &other) const;
+    // Positions [0, n) of `src` (same shape) copied in, converted when the
+    // types differ (fp16 to fp32 exactly, fp32 to fp16 rounded and clamped).
+    void copy_prefix_from(const KVCache &src, int32_t n);
+    // Bytes serialize(n) writes for a cache of this shape stored as `type`.
+    size_t serialized_bytes(int32_t n, DType type) const;
+    size_t serialized_bytes(int32_t n) const { return serialized_bytes(n, type_); }
+    // Writes positions [0, n) in this cache's type: per layer, the keys as
+    // [kv head][position][head_dim], then the values likewise.
+    void serialize(int32_t n, uint8_t *out) const;
+    // Reads what serialize(n) of a cache of this shape and of `type` wrote
+    // (serialized_bytes(n, type) bytes), converting as copy_prefix_from.
+    void deserialize(int32_t n, DType type, const uint8_t *in);
+
   private:
     // In bytes.
     size_t offset(int32_t layer, int32_t kv_head, int32_t pos) const {
@@ -51,7 +69,8 @@ class KVCache {
                 static_cast<size_t>(pos)) *
                static_cast<size_t>(head_dim_) * value_bytes_;
     }
-    int32_t n_ctx_, n_kv_heads_, head_dim_;
+    void check_positions(int32_t n, const char *what) const;
+    int32_t n_layers_, n_ctx_, n_kv_heads_, head_dim_;
     DType type_;
     size_t value_bytes_;
     std::vector<uint8_t> k_, v_;

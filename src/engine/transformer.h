@@ -40,6 +40,9 @@ class Transformer {
     void check_input(const int32_t *tokens, int64_t n, int32_t pos0) const;
 
     int32_t n_ctx() const { return cache_.n_ctx(); }
+    // The KV cache, for saved states and prefix copies (context_state.h).
+    KVCache &cache() { return cache_; }
+    const KVCache &cache() const { return cache_; }
     // Most tokens of a prompt that go through the layers together; longer
     // prompts are processed in chunks of this size.
     int64_t max_batch() const { return max_batch_; }
