@@ -153,9 +153,10 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
         const float *cs = &rope_cs_[(t * tables + table) * hd];
         rope(&q_[t * q_dim], cfg_.n_heads, hd, cs, interleaved);
         rope(&k_[t * kv_dim], cfg_.n_kv_heads, hd, cs, interleaved);
-        const int32_t pos = pos0 + static_cast<int32_t>(t);
+        const int32_t pos = row_pos_ ? row_pos_[t] : pos0 + static_cast<int32_t>(t);
+        KVCache &cache = row_cache_ ? *row_cache_[t] : cache_;
         for (int32_t j = 0; j < cfg_.n_kv_heads; ++j)
-            cache_.store(layer, j, pos, &k_[t * kv_dim + j * hd], &v_[t * kv_dim + j * hd]);
+            cache.store(layer, j, pos, &k_[t * kv_dim + j * hd], &v_[t * kv_dim + j * hd]);
     });
 
     // Causal attention: token t sees positions 0..pos0+t, or with a window
@@ -170,7 +171,9 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     StageTimer attention_timer(profile_, ForwardProfile::Attention,
                                static_cast<double>(pos0 + n - first) *
                                    static_cast<double>(cache_.position_bytes()));
-    if (n > 1) {
+    if (row_pos_) {
+        attention_rows(layer, n);
+    } else if (n > 1) {
         // A batch: each KV head's query rows as GEMMs over blocks of the cache.
         attention_batch(cache_.type(), q_, cache_.keys(layer), cache_.values(layer),
                         cache_.head_stride(), n, pos0, hd, heads, cfg_.n_kv_heads, scale, att_out_,

@@ -58,8 +58,15 @@ class Transformer {
     void set_hidden_output(float *hidden) { hidden_ = hidden; }
 
   private:
+    // Runs a decode step of several sequences through this transformer's
+    // scratch (batch_decode.h).
+    friend class BatchDecoder;
+
     void ensure_batch(int64_t n);
     void attention_block(int32_t layer, int64_t n, int32_t pos0);
+    // The attention of such a step: row t against its own sequence's cache
+    // (defined in batch_decode.cpp).
+    void attention_rows(int32_t layer, int64_t n);
     void ffn_block(int32_t layer, int64_t n);
 
     const Model &model_;
@@ -80,6 +87,12 @@ class Transformer {
     std::vector<int32_t> rope_table_;
     std::vector<float> scores_; // [thread][head][n_ctx] attention scores
     ForwardProfile *profile_ = nullptr;
+    // Set during a multi-sequence step: row t is one token of another
+    // sequence, at position row_pos_[t], with its keys and values in
+    // row_cache_[t]. row_scores_ is attention_rows' [thread][head][n_ctx].
+    const int32_t *row_pos_ = nullptr;
+    KVCache *const *row_cache_ = nullptr;
+    std::vector<float> row_scores_, row_logits_;
     float *hidden_ = nullptr;
 };
 
