@@ -551,6 +551,47 @@ LLM_API llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const ll
                                 size_t n_prompt, const llm_generate_params *params,
                                 llm_piece_callback callback, void *user_data, int32_t *n_generated);
 
+/* ---- batched decoding (since 1.4) ------------------------------------------ */
+/* One decoding step of several contexts on one model at once: context i gets
+ * tokens[i] appended, as llm_forward with that one token, and its logits set.
+ * The n tokens go through each layer together, so every weight is read once
+ * per step for all of them instead of once per context: on a memory-bound
+ * machine n contexts step in little more time than one. Each context keeps
+ * its own cache, position and logits; the results equal llm_forward's up to
+ * float rounding (the matrix products sum in another order).
+ * Compute runs on ctxs[0]'s threads, on the calling thread's behalf; none of
+ * the contexts may be used by another call meanwhile.
+ * Checked before any work: n > 0, no NULL context, all on one model (else
+ * INVALID_ARGUMENT), no context twice (INVALID_ARGUMENT), every token in
+ * range (TOKEN_OUT_OF_RANGE) and every context with room (CONTEXT_FULL);
+ * the message names the first bad index, and nothing changes.
+ * llm_context_cancel works per context: a context cancelled before or during
+ * the step gets nothing appended (its logits stay if it was cancelled
+ * before, else they are cleared) and the request is consumed; the others
+ * complete. out_status (n entries, may be NULL) receives each context's
+ * result: LLM_OK or LLM_ERR_CANCELLED. Returns OK when every context is OK,
+ * else the first context's status that is not. */
+LLM_API llm_status llm_decode_batch(llm_context *const *ctxs, const llm_token *tokens, size_t n,
+                                    llm_status *out_status);
+
+/* llm_context_step for several contexts together: each context samples a
+ * token from its logits with samplers[i] (one sampler may serve several
+ * contexts: they then draw from its RNG in index order), and the tokens
+ * that do not end the generation are fed with one llm_decode_batch.
+ * out_tokens[i] gets the token; out_eog[i] (may be NULL) is 1 if it is
+ * end-of-generation (it is then not fed). No text is produced: decode the
+ * tokens with a llm_detokenizer per stream (a later llm_context_step on the
+ * context catches its own stream up with the tokens fed here).
+ * Checked before anything is sampled: as llm_decode_batch, plus no NULL
+ * sampler and every context with logits (INVALID_ARGUMENT).
+ * out_status[i] (may be NULL) gets context i's result: OK (also for an
+ * end-of-generation token), CONTEXT_FULL (no room to feed the sampled token:
+ * it is still returned) or CANCELLED (not fed; the next step samples
+ * again). Returns OK when every context is OK, else the first context's
+ * status that is not. */
+LLM_API llm_status llm_step_batch(llm_context *const *ctxs, llm_sampler *const *samplers, size_t n,
+                                  llm_token *out_tokens, int32_t *out_eog, llm_status *out_status);
+
 #ifdef __cplusplus
 }
 #endif
