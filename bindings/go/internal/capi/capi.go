@@ -78,19 +78,39 @@ typedef _gostring_ swig_type_48;
 typedef _goslice_ swig_type_49;
 typedef _goslice_ swig_type_50;
 typedef _gostring_ swig_type_51;
-typedef long long swig_type_52;
-typedef long long swig_type_53;
-typedef _gostring_ swig_type_54;
+typedef _gostring_ swig_type_52;
+typedef _gostring_ swig_type_53;
+typedef long long swig_type_54;
 typedef _goslice_ swig_type_55;
-typedef long long swig_type_56;
-typedef _gostring_ swig_type_57;
-typedef _goslice_ swig_type_58;
+typedef _gostring_ swig_type_56;
+typedef long long swig_type_57;
+typedef _gostring_ swig_type_58;
 typedef _gostring_ swig_type_59;
-typedef _goslice_ swig_type_60;
-typedef _goslice_ swig_type_61;
-typedef _goslice_ swig_type_62;
-typedef _goslice_ swig_type_63;
-typedef long long swig_type_64;
+typedef _gostring_ swig_type_60;
+typedef _gostring_ swig_type_61;
+typedef _gostring_ swig_type_62;
+typedef _gostring_ swig_type_63;
+typedef _goslice_ swig_type_64;
+typedef _goslice_ swig_type_65;
+typedef _goslice_ swig_type_66;
+typedef long long swig_type_67;
+typedef long long swig_type_68;
+typedef _gostring_ swig_type_69;
+typedef _goslice_ swig_type_70;
+typedef long long swig_type_71;
+typedef _gostring_ swig_type_72;
+typedef _goslice_ swig_type_73;
+typedef _gostring_ swig_type_74;
+typedef _goslice_ swig_type_75;
+typedef _goslice_ swig_type_76;
+typedef _goslice_ swig_type_77;
+typedef _goslice_ swig_type_78;
+typedef long long swig_type_79;
+typedef _gostring_ swig_type_80;
+typedef long long swig_type_81;
+typedef _gostring_ swig_type_82;
+typedef long long swig_type_83;
+typedef _goslice_ swig_type_84;
 extern void _wrap_Swig_free_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_e77416aff6f95981(swig_intgo arg1);
 extern swig_intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981(void);
@@ -166,6 +186,8 @@ extern void _wrap_llm_context_params_n_threads_set_capi_e77416aff6f95981(uintptr
 extern swig_intgo _wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_context_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_context_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_context_default_params_capi_e77416aff6f95981(void);
@@ -179,6 +201,14 @@ extern swig_type_48 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg
 extern swig_type_51 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern void _wrap_llm_context_reset_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_cancel_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_52 _wrap_llm_context_state_size_capi_e77416aff6f95981(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_53 _wrap_llm_context_state_save_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_54 arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_llm_context_state_load_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_57 arg3);
+extern swig_type_58 _wrap_llm_context_state_save_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_59 arg2);
+extern swig_type_60 _wrap_llm_context_state_load_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_61 arg2);
+extern swig_type_62 _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_intgo _wrap_llm_model_default_pooling_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_63 _wrap_llm_embed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_64 arg2, swig_intgo arg3, swig_intgo arg4, swig_type_65 arg5, swig_type_66 arg6);
 extern void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_sampler_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_temperature_set_capi_e77416aff6f95981(uintptr_t arg1, float arg2);
@@ -193,17 +223,19 @@ extern void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(ui
 extern float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_52 arg2);
-extern swig_type_53 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_67 arg2);
+extern swig_type_68 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_sampler_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_sampler_default_params_capi_e77416aff6f95981(void);
-extern swig_type_54 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_55 arg2);
+extern swig_type_69 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_70 arg2);
 extern void _wrap_llm_sampler_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_58 arg3);
-extern swig_type_59 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_60 arg3, swig_type_61 arg4, swig_type_62 arg5, swig_type_63 arg6);
-extern swig_type_64 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_71 arg2);
+extern swig_type_72 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_73 arg3);
+extern swig_type_74 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3, swig_type_76 arg4, swig_type_77 arg5, swig_type_78 arg6);
+extern swig_type_79 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_80 _wrap_llm_decode_batch_capi_e77416aff6f95981(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3, swig_voidp arg4);
+extern swig_type_82 _wrap_llm_step_batch_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_83 arg3, swig_voidp arg4, swig_type_84 arg5, swig_voidp arg6);
 #undef intgo
 */
 import "C"
@@ -1035,6 +1067,19 @@ func (arg1 SwigcptrLlm_context_params) GetKv_type() (_swig_ret int) {
 	return swig_r
 }
 
+func (arg1 SwigcptrLlm_context_params) SetEmbeddings(arg2 int) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLlm_context_params) GetEmbeddings() (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewLlm_context_params() (_swig_ret Llm_context_params) {
 	var swig_r Llm_context_params
 	swig_r = (Llm_context_params)(SwigcptrLlm_context_params(C._wrap_new_llm_context_params_capi_e77416aff6f95981()))
@@ -1057,6 +1102,8 @@ type Llm_context_params interface {
 	GetN_threads() (_swig_ret int)
 	SetKv_type(arg2 int)
 	GetKv_type() (_swig_ret int)
+	SetEmbeddings(arg2 int)
+	GetEmbeddings() (_swig_ret int)
 }
 
 func Llm_context_default_params() (_swig_ret Llm_context_params) {
@@ -1170,6 +1217,121 @@ func Llm_context_cancel(arg1 Context) {
 	C._wrap_llm_context_cancel_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
 }
 
+func Llm_context_state_size(arg1 Context, arg2 *int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_llm_context_state_size_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_context_state_save(arg1 Context, arg2 uintptr, arg3 int64, arg4 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_llm_context_state_save_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_context_state_load(arg1 Context, arg2 uintptr, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_llm_context_state_load_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_57(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_context_state_save_file(arg1 Context, arg2 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_llm_context_state_save_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_context_state_load_file(arg1 Context, arg2 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_llm_context_state_load_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_context_copy_prefix(arg1 Context, arg2 Context, arg3 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_llm_context_copy_prefix_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+const LLM_POOLING_DEFAULT int = 0
+const LLM_POOLING_NONE int = 1
+const LLM_POOLING_MEAN int = 2
+const LLM_POOLING_LAST int = 3
+const LLM_POOLING_FIRST int = 4
+func Llm_model_default_pooling(arg1 Model) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_llm_model_default_pooling_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Llm_embed(arg1 Context, arg2 []int32, arg3 int, arg4 int, arg5 []float32, arg6 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r_p := C._wrap_llm_embed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
 type SwigcptrLlm_sampler_params uintptr
 
 func (p SwigcptrLlm_sampler_params) Swigcptr() uintptr {
@@ -1273,7 +1435,7 @@ func (arg1 SwigcptrLlm_sampler_params) GetRepeat_last_n() (_swig_ret int) {
 func (arg1 SwigcptrLlm_sampler_params) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1))
+	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_67(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetSeed() (_swig_ret uint64) {
@@ -1325,7 +1487,7 @@ func Llm_sampler_new(arg1 Llm_sampler_params, arg2 []SwigcptrSampler) (_swig_ret
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1343,7 +1505,7 @@ func Llm_sampler_free(arg1 Sampler) {
 func Llm_sampler_reseed(arg1 Sampler, arg2 uint64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
+	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_71(_swig_i_1))
 }
 
 func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
@@ -1351,7 +1513,7 @@ func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1369,7 +1531,7 @@ func Llm_context_step(arg1 Context, arg2 Sampler, arg3 []int32, arg4 []int32, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1393,6 +1555,37 @@ func Llm_context_step_max_bytes(arg1 Context) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	swig_r = (int64)(C._wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
 	return swig_r
+}
+
+func Llm_decode_batch(arg1 uintptr, arg2 *int, arg3 int64, arg4 *int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_llm_decode_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2), C.swig_voidp(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_step_batch(arg1 uintptr, arg2 uintptr, arg3 int64, arg4 *int, arg5 []int32, arg6 *int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r_p := C._wrap_llm_step_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_83(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
 }
 
 

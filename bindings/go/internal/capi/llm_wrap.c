@@ -1313,6 +1313,31 @@ intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(struct llm_cont
 }
 
 
+void _wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+  struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
+  int32_t arg2 ;
+  
+  arg1 = *(struct llm_context_params **)&_swig_go_0; 
+  arg2 = (int32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->embeddings = arg2;
+  
+}
+
+
+intgo _wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+  struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct llm_context_params **)&_swig_go_0; 
+  
+  result = (int32_t) ((arg1)->embeddings);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 struct llm_context_params *_wrap_new_llm_context_params_capi_e77416aff6f95981() {
   struct llm_context_params *result = 0 ;
   struct llm_context_params *_swig_go_result;
@@ -1516,6 +1541,172 @@ void _wrap_llm_context_cancel_capi_e77416aff6f95981(struct llm_context *_swig_go
   
   llm_context_cancel(arg1);
   
+}
+
+
+_gostring_ _wrap_llm_context_state_size_capi_e77416aff6f95981(struct llm_context *_swig_go_0, long long *_swig_go_1) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  size_t *arg2 = (size_t *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  arg2 = *(size_t **)&_swig_go_1; 
+  
+  result = (llm_status)llm_context_state_size((struct llm_context const *)arg1,arg2);
+  _swig_go_result = llm_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_context_state_save_capi_e77416aff6f95981(struct llm_context *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  void *arg2 = (void *) 0 ;
+  size_t arg3 ;
+  size_t *arg4 = (size_t *) 0 ;
+  size_t temp4 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("llm_context_state_save: n_out needs a slice of length 1");
+    arg4 = &temp4;
+  }
+  
+  result = (llm_status)llm_context_state_save((struct llm_context const *)arg1,arg2,arg3,arg4);
+  _swig_go_result = llm_go_status(result); 
+  ((uint64_t *)_swig_go_3.array)[0] = (uint64_t)temp4; 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_context_state_load_capi_e77416aff6f95981(struct llm_context *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  void *arg2 = (void *) 0 ;
+  size_t arg3 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (llm_status)llm_context_state_load(arg1,(void const *)arg2,arg3);
+  _swig_go_result = llm_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_context_state_save_file_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _gostring_ _swig_go_1) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  char *arg2 = (char *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (llm_status)llm_context_state_save_file((struct llm_context const *)arg1,(char const *)arg2);
+  _swig_go_result = llm_go_status(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_context_state_load_file_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _gostring_ _swig_go_1) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  char *arg2 = (char *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (llm_status)llm_context_state_load_file(arg1,(char const *)arg2);
+  _swig_go_result = llm_go_status(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(struct llm_context *_swig_go_0, struct llm_context *_swig_go_1, intgo _swig_go_2) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  llm_context *arg2 = (llm_context *) 0 ;
+  int32_t arg3 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  arg2 = *(llm_context **)&_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
+  
+  result = (llm_status)llm_context_copy_prefix(arg1,(struct llm_context const *)arg2,arg3);
+  _swig_go_result = llm_go_status(result); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_llm_model_default_pooling_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  
+  result = (int32_t)llm_model_default_pooling((struct llm_model const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_embed_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+  llm_context *arg1 = (llm_context *) 0 ;
+  llm_token *arg2 = (llm_token *) 0 ;
+  size_t arg3 ;
+  int32_t arg4 ;
+  int32_t arg5 ;
+  float *arg6 = (float *) 0 ;
+  size_t arg7 ;
+  size_t *arg8 = (size_t *) 0 ;
+  size_t temp8 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context **)&_swig_go_0; 
+  
+  arg2 = (llm_token *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  arg4 = (int32_t)_swig_go_2; 
+  arg5 = (int32_t)_swig_go_3; 
+  
+  arg6 = (float *)_swig_go_4.array;
+  arg7 = (size_t)_swig_go_4.len;
+  
+  {
+    if (_swig_go_5.len < 1) _swig_gopanic("llm_embed: n_out needs a slice of length 1");
+    arg8 = &temp8;
+  }
+  
+  result = (llm_status)llm_embed(arg1,(int const *)arg2,arg3,arg4,arg5,arg6,arg7,arg8);
+  _swig_go_result = llm_go_status(result); 
+  
+  
+  ((uint64_t *)_swig_go_5.array)[0] = (uint64_t)temp8; 
+  
+  return _swig_go_result;
 }
 
 
@@ -1876,6 +2067,54 @@ long long _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(struct llm_cont
   
   result = llm_context_step_max_bytes((struct llm_context const *)arg1);
   _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_decode_batch_capi_e77416aff6f95981(llm_context **_swig_go_0, intgo *_swig_go_1, long long _swig_go_2, intgo *_swig_go_3) {
+  llm_context **arg1 = (llm_context **) 0 ;
+  llm_token *arg2 = (llm_token *) 0 ;
+  size_t arg3 ;
+  llm_status *arg4 = (llm_status *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context ***)&_swig_go_0; 
+  arg2 = *(llm_token **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  arg4 = *(llm_status **)&_swig_go_3; 
+  
+  result = (llm_status)llm_decode_batch((struct llm_context *const *)arg1,(int const *)arg2,arg3,arg4);
+  _swig_go_result = llm_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_step_batch_capi_e77416aff6f95981(llm_context **_swig_go_0, llm_sampler **_swig_go_1, long long _swig_go_2, intgo *_swig_go_3, _goslice_ _swig_go_4, intgo *_swig_go_5) {
+  llm_context **arg1 = (llm_context **) 0 ;
+  llm_sampler **arg2 = (llm_sampler **) 0 ;
+  size_t arg3 ;
+  llm_token *arg4 = (llm_token *) 0 ;
+  int32_t *arg5 = (int32_t *) 0 ;
+  llm_status *arg6 = (llm_status *) 0 ;
+  int32_t temp5 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_context ***)&_swig_go_0; 
+  arg2 = *(llm_sampler ***)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  arg4 = *(llm_token **)&_swig_go_3; 
+  {
+    if (_swig_go_4.len < 1) _swig_gopanic("llm_step_batch: out_eog needs a slice of length 1");
+    arg5 = &temp5;
+  }
+  arg6 = *(llm_status **)&_swig_go_5; 
+  
+  result = (llm_status)llm_step_batch((struct llm_context *const *)arg1,(struct llm_sampler *const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = llm_go_status(result); 
+  ((int32_t *)_swig_go_4.array)[0] = (int32_t)temp5; 
+  
   return _swig_go_result;
 }
 
