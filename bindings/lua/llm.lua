@@ -27,11 +27,12 @@ function B.token_is_eog(model, token) return core.llm_token_is_eog(model, token)
 B.tokenize = core.llm_tokenize     -- (model, text, flags, cap)
 B.detokenize = core.llm_detokenize -- (model, ids, flags, cap)
 
-function B.context_new(model, n_ctx, n_threads, kv_type)
+function B.context_new(model, n_ctx, n_threads, kv_type, embeddings)
     local params = core.llm_context_default_params()
     params.n_ctx = n_ctx
     params.n_threads = n_threads
     params.kv_type = kv_type
+    params.embeddings = embeddings or 0
     return core.llm_context_new(model, params)
 end
 
@@ -42,6 +43,8 @@ B.context_position = core.llm_context_position
 B.context_step_max_bytes = core.llm_context_step_max_bytes
 B.forward = core.llm_forward   -- (ctx, ids)
 B.step = core.llm_context_step -- (ctx, sampler, cap)
+B.embed = core.llm_embed       -- (ctx, ids, pooling, normalize, cap)
+B.model_default_pooling = core.llm_model_default_pooling
 
 B.sampler_default_params = core.llm_sampler_default_params
 

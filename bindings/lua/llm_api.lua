@@ -187,6 +187,50 @@ return function(B)
         return sized(function(cap) return B.detokenize(handle, ids, 0, cap) end, 0)
     end
 
+    -- llm.pooling.MEAN, .LAST, .FIRST, .NONE, .DEFAULT (LLM_POOLING_* of llm.h)
+    llm.pooling = {}
+    for name, value in pairs(C) do
+        local short = name:match("^LLM_POOLING_(.+)$")
+        if short then llm.pooling[short] = value end
+    end
+
+    local EMBED_OPTIONS = { pooling = true, normalize = true, threads = true }
+
+    -- The embedding of text: an array of n_embd numbers, unit length unless
+    -- normalize = false; with pooling = llm.pooling.NONE, one such array per
+    -- token. pooling defaults to the model's own (model:default_pooling()).
+    -- vector = model:embed(text, {pooling = llm.pooling.LAST, normalize = true, threads = 0})
+    function Model:embed(text, opts)
+        opts = check_options(opts, EMBED_OPTIONS, "embed")
+        local handle = open_model(self)
+        local ids, msg, st = sized(function(cap)
+            return B.tokenize(handle, text, C.LLM_TOKENIZE_ADD_SPECIAL, cap)
+        end, #text + 2)
+        if not ids then return nil, msg, st end
+        if #ids == 0 then return nil, "the text has no tokens", C.LLM_ERR_INVALID_ARGUMENT end
+        local n_ctx = math.min(#ids, self._info.n_ctx_train)
+        local ctx
+        st, msg, ctx = B.context_new(handle, n_ctx, opts.threads or 0, C.LLM_KV_F32, 1)
+        if st ~= C.LLM_OK then return nil, msg, st end
+        local pooling = opts.pooling or C.LLM_POOLING_DEFAULT
+        local normalize = opts.normalize == false and 0 or 1
+        local values
+        values, msg, st = sized(function(cap) return B.embed(ctx, ids, pooling, normalize, cap) end, 0)
+        B.context_free(ctx)
+        if not values or pooling ~= C.LLM_POOLING_NONE then return values, msg, st end
+        local dim, rows = self._info.n_embd, {}
+        for i, v in ipairs(values) do
+            local t = math.floor((i - 1) / dim) + 1
+            rows[t] = rows[t] or {}
+            rows[t][i - (t - 1) * dim] = v
+        end
+        return rows
+    end
+
+    -- The pooling the model file asks for: llm.pooling.LAST for
+    -- Qwen3-Embedding, else llm.pooling.MEAN.
+    function Model:default_pooling() return B.model_default_pooling(open_model(self)) end
+
     local SESSION_OPTIONS = { context_size = true, threads = true, kv_type = true }
 
     -- model:session({context_size = 0 (the model's), threads = 0 (all cores),

@@ -118,11 +118,12 @@ function B.detokenize(model, ids, flags, cap)
     return status, message, n <= cap and n > 0 and ffi.string(buf, n) or "", n
 end
 
-function B.context_new(model, n_ctx, n_threads, kv_type)
+function B.context_new(model, n_ctx, n_threads, kv_type, embeddings)
     local params = ffi.new("llm_context_params[1]", lib.llm_context_default_params())
     params[0].n_ctx = n_ctx
     params[0].n_threads = n_threads
     params[0].kv_type = kv_type
+    params[0].embeddings = embeddings or 0
     local out = ffi.new("llm_context *[1]")
     local status, message = result(lib.llm_context_new(model, params, out))
     if status ~= C.LLM_OK then return status, message, nil end
@@ -151,6 +152,20 @@ function B.step(ctx, sampler, cap)
     local n = tonumber(n_out[0])
     return status, message, token_out[0], eog_out[0], n <= cap and n > 0 and ffi.string(buf, n) or "", n
 end
+
+function B.embed(ctx, ids, pooling, normalize, cap)
+    local array, count = ids_array(ids)
+    local buf = buffer("float", cap)
+    local status, message = result(lib.llm_embed(ctx, array, count, pooling, normalize, buf, cap, n_out))
+    local n = tonumber(n_out[0])
+    local values = {}
+    if status == C.LLM_OK then
+        for i = 1, n do values[i] = buf[i - 1] end
+    end
+    return status, message, values, n
+end
+
+function B.model_default_pooling(model) return lib.llm_model_default_pooling(model) end
 
 B.sampler_default_params = lib.llm_sampler_default_params
 

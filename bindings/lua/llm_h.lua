@@ -91,6 +91,7 @@ typedef struct llm_context_params {
     int32_t n_ctx;
     int32_t n_threads;
     int32_t kv_type;
+    int32_t embeddings;
 } llm_context_params;
 
 llm_context_params llm_context_default_params(void);
@@ -112,6 +113,22 @@ llm_status llm_context_rewind(llm_context *ctx, int32_t position);
 void llm_context_reset(llm_context *ctx);
 
 void llm_context_cancel(llm_context *ctx);
+
+llm_status llm_context_state_size(const llm_context *ctx, size_t *out);
+llm_status llm_context_state_save(const llm_context *ctx, void *buf, size_t cap,
+                                          size_t *n_out);
+llm_status llm_context_state_load(llm_context *ctx, const void *buf, size_t len);
+llm_status llm_context_state_save_file(const llm_context *ctx, const char *path);
+llm_status llm_context_state_load_file(llm_context *ctx, const char *path);
+
+llm_status llm_context_copy_prefix(llm_context *dst, const llm_context *src,
+                                           int32_t n_tokens);
+
+int32_t llm_model_default_pooling(const llm_model *model);
+
+llm_status llm_embed(llm_context *ctx, const llm_token *tokens, size_t n_tokens,
+                             int32_t pooling, int32_t normalize, float *buf, size_t cap,
+                             size_t *n_out);
 
 typedef struct llm_sampler llm_sampler;
 
@@ -151,6 +168,12 @@ llm_generate_params llm_generate_default_params(void);
 llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token *prompt,
                                 size_t n_prompt, const llm_generate_params *params,
                                 llm_piece_callback callback, void *user_data, int32_t *n_generated);
+
+llm_status llm_decode_batch(llm_context *const *ctxs, const llm_token *tokens, size_t n,
+                                    llm_status *out_status);
+
+llm_status llm_step_batch(llm_context *const *ctxs, llm_sampler *const *samplers, size_t n,
+                                  llm_token *out_tokens, int32_t *out_eog, llm_status *out_status);
 ]],
   constants = {
     LLM_VERSION_MAJOR = 1,
@@ -199,5 +222,10 @@ llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const llm_token 
     LLM_DETOKENIZE_RENDER_SPECIAL = 1,
     LLM_KV_F32 = 0,
     LLM_KV_F16 = 1,
+    LLM_POOLING_DEFAULT = 0,
+    LLM_POOLING_NONE = 1,
+    LLM_POOLING_MEAN = 2,
+    LLM_POOLING_LAST = 3,
+    LLM_POOLING_FIRST = 4,
   },
 }
