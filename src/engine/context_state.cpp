@@ -149,6 +149,10 @@ uint64_t state_hash(const uint8_t *p, size_t n, uint64_t seed) {
     return h;
 }
 
+uint64_t state_checksum(const uint8_t *p, size_t n) {
+    return state_hash(p, n, kChecksumSeed);
+}
+
 ModelFingerprint model_fingerprint(const Model &model) {
     const ModelConfig &c = model.config;
     ModelFingerprint fp;
@@ -219,7 +223,7 @@ void write_context_state(const ModelFingerprint &fp, const KVCache &cache,
     w.bytes(data.stream_pending.data(), data.stream_pending.size());
     cache.serialize(n, w.pos());
     uint8_t *end = w.pos() + kv_bytes;
-    Writer(end).u64(state_hash(out, static_cast<size_t>(end - out), kChecksumSeed));
+    Writer(end).u64(state_checksum(out, static_cast<size_t>(end - out)));
 }
 
 ParsedContextState parse_context_state(const ModelFingerprint &fp, const KVCache &cache,
@@ -256,7 +260,7 @@ ParsedContextState parse_context_state(const ModelFingerprint &fp, const KVCache
         fail(LLM_ERR_TRUNCATED, "saved state truncated: ", len, " of ", total, " bytes");
     if (len > total) fail(LLM_ERR_FORMAT, "saved state has ", len - total, " bytes past its end");
     const size_t checked = static_cast<size_t>(total - 8);
-    if (state_hash(buf, checked, kChecksumSeed) != Reader(buf + checked).u64())
+    if (state_checksum(buf, checked) != Reader(buf + checked).u64())
         fail(LLM_ERR_FORMAT, "saved state is damaged (checksum mismatch)");
 
     const std::string diff = fingerprint_difference(fp, saved);

@@ -68,5 +68,7 @@ ParsedContextState parse_context_state(const ModelFingerprint &fp, const KVCache
 
 // 64-bit hash of n bytes (not cryptographic: catches damage, not forgery).
 uint64_t state_hash(const uint8_t *p, size_t n, uint64_t seed);
+// The checksum a state ends with, of the n bytes before it.
+uint64_t state_checksum(const uint8_t *p, size_t n);
 
 } // namespace llm
