@@ -68,49 +68,75 @@ typedef _goslice_ swig_type_38;
 typedef _goslice_ swig_type_39;
 typedef long long swig_type_40;
 typedef _gostring_ swig_type_41;
-typedef _goslice_ swig_type_42;
+typedef _gostring_ swig_type_42;
 typedef _gostring_ swig_type_43;
-typedef _goslice_ swig_type_44;
+typedef _gostring_ swig_type_44;
 typedef _gostring_ swig_type_45;
-typedef _goslice_ swig_type_46;
-typedef _goslice_ swig_type_47;
+typedef _gostring_ swig_type_46;
+typedef _gostring_ swig_type_47;
 typedef _gostring_ swig_type_48;
 typedef _goslice_ swig_type_49;
 typedef _goslice_ swig_type_50;
 typedef _gostring_ swig_type_51;
-typedef _gostring_ swig_type_52;
-typedef _gostring_ swig_type_53;
-typedef long long swig_type_54;
-typedef _goslice_ swig_type_55;
-typedef _gostring_ swig_type_56;
-typedef long long swig_type_57;
-typedef _gostring_ swig_type_58;
-typedef _gostring_ swig_type_59;
+typedef _goslice_ swig_type_52;
+typedef _goslice_ swig_type_53;
+typedef _gostring_ swig_type_54;
+typedef _gostring_ swig_type_55;
+typedef long long swig_type_56;
+typedef _gostring_ swig_type_57;
+typedef long long swig_type_58;
+typedef _goslice_ swig_type_59;
 typedef _gostring_ swig_type_60;
-typedef _gostring_ swig_type_61;
+typedef _goslice_ swig_type_61;
 typedef _gostring_ swig_type_62;
-typedef _gostring_ swig_type_63;
-typedef _goslice_ swig_type_64;
+typedef _goslice_ swig_type_63;
+typedef _gostring_ swig_type_64;
 typedef _goslice_ swig_type_65;
 typedef _goslice_ swig_type_66;
-typedef long long swig_type_67;
-typedef long long swig_type_68;
-typedef _gostring_ swig_type_69;
-typedef _goslice_ swig_type_70;
-typedef long long swig_type_71;
-typedef _gostring_ swig_type_72;
-typedef _goslice_ swig_type_73;
-typedef _gostring_ swig_type_74;
+typedef _gostring_ swig_type_67;
+typedef _goslice_ swig_type_68;
+typedef _goslice_ swig_type_69;
+typedef _gostring_ swig_type_70;
+typedef _gostring_ swig_type_71;
+typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_73;
+typedef _goslice_ swig_type_74;
 typedef _goslice_ swig_type_75;
-typedef _goslice_ swig_type_76;
+typedef _gostring_ swig_type_76;
 typedef _goslice_ swig_type_77;
-typedef _goslice_ swig_type_78;
-typedef long long swig_type_79;
+typedef _gostring_ swig_type_78;
+typedef _gostring_ swig_type_79;
 typedef _gostring_ swig_type_80;
-typedef long long swig_type_81;
+typedef _gostring_ swig_type_81;
 typedef _gostring_ swig_type_82;
-typedef long long swig_type_83;
+typedef _gostring_ swig_type_83;
 typedef _goslice_ swig_type_84;
+typedef _goslice_ swig_type_85;
+typedef _goslice_ swig_type_86;
+typedef long long swig_type_87;
+typedef long long swig_type_88;
+typedef _gostring_ swig_type_89;
+typedef _goslice_ swig_type_90;
+typedef long long swig_type_91;
+typedef _gostring_ swig_type_92;
+typedef _goslice_ swig_type_93;
+typedef _gostring_ swig_type_94;
+typedef _gostring_ swig_type_95;
+typedef _gostring_ swig_type_96;
+typedef _gostring_ swig_type_97;
+typedef _gostring_ swig_type_98;
+typedef _gostring_ swig_type_99;
+typedef _gostring_ swig_type_100;
+typedef _goslice_ swig_type_101;
+typedef _goslice_ swig_type_102;
+typedef _goslice_ swig_type_103;
+typedef _goslice_ swig_type_104;
+typedef long long swig_type_105;
+typedef _gostring_ swig_type_106;
+typedef long long swig_type_107;
+typedef _gostring_ swig_type_108;
+typedef long long swig_type_109;
+typedef _goslice_ swig_type_110;
 extern void _wrap_Swig_free_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_e77416aff6f95981(swig_intgo arg1);
 extern swig_intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981(void);
@@ -178,6 +204,22 @@ extern swig_type_34 _wrap_llm_detokenizer_push_capi_e77416aff6f95981(uintptr_t a
 extern swig_type_37 _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
 extern void _wrap_llm_detokenizer_reset_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_type_40 _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_41 arg2);
+extern swig_type_42 _wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_43 arg2);
+extern swig_type_44 _wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern uintptr_t _wrap_new_llm_chat_params_capi_e77416aff6f95981(void);
+extern void _wrap_delete_llm_chat_params_capi_e77416aff6f95981(uintptr_t arg1);
+extern uintptr_t _wrap_llm_chat_default_params_capi_e77416aff6f95981(void);
+extern swig_type_47 _wrap_llm_chat_apply_capi_e77416aff6f95981(uintptr_t arg1, swig_type_48 arg2, uintptr_t arg3, swig_type_49 arg4, swig_type_50 arg5);
+extern swig_type_51 _wrap_llm_model_chat_template_capi_e77416aff6f95981(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern swig_type_54 _wrap_llm_chat_parse_capi_e77416aff6f95981(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4, swig_type_58 arg5, swig_type_59 arg6);
 extern void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
@@ -191,24 +233,24 @@ extern swig_intgo _wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(
 extern uintptr_t _wrap_new_llm_context_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_context_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_context_default_params_capi_e77416aff6f95981(void);
-extern swig_type_41 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_42 arg3);
+extern swig_type_60 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_61 arg3);
 extern void _wrap_llm_context_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_43 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_44 arg2);
+extern swig_type_62 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_63 arg2);
 extern swig_intgo _wrap_llm_context_position_capi_e77416aff6f95981(uintptr_t arg1);
 extern swig_intgo _wrap_llm_context_n_ctx_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_45 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern swig_type_48 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3);
-extern swig_type_51 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_64 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
+extern swig_type_67 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3);
+extern swig_type_70 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern void _wrap_llm_context_reset_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_context_cancel_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_52 _wrap_llm_context_state_size_capi_e77416aff6f95981(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_53 _wrap_llm_context_state_save_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_54 arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_llm_context_state_load_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_57 arg3);
-extern swig_type_58 _wrap_llm_context_state_save_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_59 arg2);
-extern swig_type_60 _wrap_llm_context_state_load_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_61 arg2);
-extern swig_type_62 _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_71 _wrap_llm_context_state_size_capi_e77416aff6f95981(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_llm_context_state_save_capi_e77416aff6f95981(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_llm_context_state_load_capi_e77416aff6f95981(uintptr_t arg1, swig_type_77 arg2);
+extern swig_type_78 _wrap_llm_context_state_save_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_llm_context_state_load_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_81 arg2);
+extern swig_type_82 _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_llm_model_default_pooling_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_63 _wrap_llm_embed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_64 arg2, swig_intgo arg3, swig_intgo arg4, swig_type_65 arg5, swig_type_66 arg6);
+extern swig_type_83 _wrap_llm_embed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_84 arg2, swig_intgo arg3, swig_intgo arg4, swig_type_85 arg5, swig_type_86 arg6);
 extern void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_sampler_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_temperature_set_capi_e77416aff6f95981(uintptr_t arg1, float arg2);
@@ -223,19 +265,22 @@ extern void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(ui
 extern float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_67 arg2);
-extern swig_type_68 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_87 arg2);
+extern swig_type_88 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_new_llm_sampler_params_capi_e77416aff6f95981(void);
 extern void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(uintptr_t arg1);
 extern uintptr_t _wrap_llm_sampler_default_params_capi_e77416aff6f95981(void);
-extern swig_type_69 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_89 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_90 arg2);
 extern void _wrap_llm_sampler_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_71 arg2);
-extern swig_type_72 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_73 arg3);
-extern swig_type_74 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3, swig_type_76 arg4, swig_type_77 arg5, swig_type_78 arg6);
-extern swig_type_79 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_80 _wrap_llm_decode_batch_capi_e77416aff6f95981(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3, swig_voidp arg4);
-extern swig_type_82 _wrap_llm_step_batch_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_83 arg3, swig_voidp arg4, swig_type_84 arg5, swig_voidp arg6);
+extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_91 arg2);
+extern swig_type_92 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_93 arg3);
+extern swig_type_94 _wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_95 arg3, swig_type_96 arg4);
+extern swig_type_97 _wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_98 arg3);
+extern swig_type_99 _wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_100 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_101 arg3, swig_type_102 arg4, swig_type_103 arg5, swig_type_104 arg6);
+extern swig_type_105 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
+extern swig_type_106 _wrap_llm_decode_batch_capi_e77416aff6f95981(uintptr_t arg1, swig_voidp arg2, swig_type_107 arg3, swig_voidp arg4);
+extern swig_type_108 _wrap_llm_step_batch_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_109 arg3, swig_voidp arg4, swig_type_110 arg5, swig_voidp arg6);
 #undef intgo
 */
 import "C"
@@ -1004,6 +1049,195 @@ func Llm_detokenizer_max_bytes(arg1 Detokenizer) (_swig_ret int64) {
 	return swig_r
 }
 
+type SwigcptrLlm_chat_params uintptr
+
+func (p SwigcptrLlm_chat_params) Swigcptr() uintptr {
+	return (uintptr)(p)
+}
+
+func (p SwigcptrLlm_chat_params) SwigIsLlm_chat_params() {
+}
+
+func (arg1 SwigcptrLlm_chat_params) SetStruct_size(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLlm_chat_params) GetStruct_size() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrLlm_chat_params) SetTemplate_override(arg2 string) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+}
+
+func (arg1 SwigcptrLlm_chat_params) GetTemplate_override() (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func (arg1 SwigcptrLlm_chat_params) SetTools_json(arg2 string) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+}
+
+func (arg1 SwigcptrLlm_chat_params) GetTools_json() (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func (arg1 SwigcptrLlm_chat_params) SetExtra_vars_json(arg2 string) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+}
+
+func (arg1 SwigcptrLlm_chat_params) GetExtra_vars_json() (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func (arg1 SwigcptrLlm_chat_params) SetAdd_generation_prompt(arg2 int) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrLlm_chat_params) GetAdd_generation_prompt() (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func NewLlm_chat_params() (_swig_ret Llm_chat_params) {
+	var swig_r Llm_chat_params
+	swig_r = (Llm_chat_params)(SwigcptrLlm_chat_params(C._wrap_new_llm_chat_params_capi_e77416aff6f95981()))
+	return swig_r
+}
+
+func DeleteLlm_chat_params(arg1 Llm_chat_params) {
+	_swig_i_0 := getSwigcptr(arg1)
+	C._wrap_delete_llm_chat_params_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+}
+
+type Llm_chat_params interface {
+	Swigcptr() uintptr
+	SwigIsLlm_chat_params()
+	SetStruct_size(arg2 uint)
+	GetStruct_size() (_swig_ret uint)
+	SetTemplate_override(arg2 string)
+	GetTemplate_override() (_swig_ret string)
+	SetTools_json(arg2 string)
+	GetTools_json() (_swig_ret string)
+	SetExtra_vars_json(arg2 string)
+	GetExtra_vars_json() (_swig_ret string)
+	SetAdd_generation_prompt(arg2 int)
+	GetAdd_generation_prompt() (_swig_ret int)
+}
+
+func Llm_chat_default_params() (_swig_ret Llm_chat_params) {
+	var swig_r Llm_chat_params
+	swig_r = (Llm_chat_params)(SwigcptrLlm_chat_params(C._wrap_llm_chat_default_params_capi_e77416aff6f95981()))
+	return swig_r
+}
+
+func Llm_chat_apply(arg1 Model, arg2 string, arg3 Llm_chat_params, arg4 []byte, arg5 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_llm_chat_apply_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_model_chat_template(arg1 Model, arg2 []byte, arg3 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_llm_model_chat_template_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_chat_parse(arg1 Model, arg2 string, arg3 int64, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r_p := C._wrap_llm_chat_parse_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), C.swig_type_56(_swig_i_2), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_3)), C.swig_type_58(_swig_i_4), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_5)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
 const LLM_KV_F32 int = 0
 const LLM_KV_F16 int = 1
 type SwigcptrLlm_context_params uintptr
@@ -1117,7 +1351,7 @@ func Llm_context_new(arg1 Model, arg2 Llm_context_params, arg3 []SwigcptrContext
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1136,7 +1370,7 @@ func Llm_forward(arg1 Context, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1165,7 +1399,7 @@ func Llm_context_copy_logits(arg1 Context, arg2 []float32, arg3 []uint64) (_swig
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1183,7 +1417,7 @@ func Llm_context_tokens(arg1 Context, arg2 []int32, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1217,40 +1451,47 @@ func Llm_context_cancel(arg1 Context) {
 	C._wrap_llm_context_cancel_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
 }
 
-func Llm_context_state_size(arg1 Context, arg2 *int64) (_swig_ret error) {
+func Llm_context_state_size(arg1 Context, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_size_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	var swig_r_1 error
- swig_r_1 = swigStatusError(swig_r) 
-	return swig_r_1
-}
-
-func Llm_context_state_save(arg1 Context, arg2 uintptr, arg3 int64, arg4 []uint64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_context_state_save_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_54(_swig_i_2), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_context_state_size_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
-		Swig_escape_val = arg4
+		Swig_escape_val = arg2
 	}
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
 	return swig_r_1
 }
 
-func Llm_context_state_load(arg1 Context, arg2 uintptr, arg3 int64) (_swig_ret error) {
+func Llm_context_state_save(arg1 Context, arg2 []byte, arg3 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_state_load_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_57(_swig_i_2))
+	swig_r_p := C._wrap_llm_context_state_save_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_context_state_load(arg1 Context, arg2 []byte) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_llm_context_state_load_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
 	return swig_r_1
@@ -1260,7 +1501,7 @@ func Llm_context_state_save_file(arg1 Context, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_save_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_context_state_save_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1274,7 +1515,7 @@ func Llm_context_state_load_file(arg1 Context, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_load_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_context_state_load_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1316,7 +1557,7 @@ func Llm_embed(arg1 Context, arg2 []int32, arg3 int, arg4 int, arg5 []float32, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_embed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_embed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1435,7 +1676,7 @@ func (arg1 SwigcptrLlm_sampler_params) GetRepeat_last_n() (_swig_ret int) {
 func (arg1 SwigcptrLlm_sampler_params) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_67(_swig_i_1))
+	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_87(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetSeed() (_swig_ret uint64) {
@@ -1487,7 +1728,7 @@ func Llm_sampler_new(arg1 Llm_sampler_params, arg2 []SwigcptrSampler) (_swig_ret
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1505,7 +1746,7 @@ func Llm_sampler_free(arg1 Sampler) {
 func Llm_sampler_reseed(arg1 Sampler, arg2 uint64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_71(_swig_i_1))
+	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_91(_swig_i_1))
 }
 
 func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
@@ -1513,11 +1754,55 @@ func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_sampler_set_grammar(arg1 Sampler, arg2 Model, arg3 string, arg4 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_sampler_set_json_schema(arg1 Sampler, arg2 Model, arg3 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = swigStatusError(swig_r) 
+	return swig_r_1
+}
+
+func Llm_sampler_clear_grammar(arg1 Sampler) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r_p := C._wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
 	return swig_r_1
@@ -1531,7 +1816,7 @@ func Llm_context_step(arg1 Context, arg2 Sampler, arg3 []int32, arg4 []int32, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1563,7 +1848,7 @@ func Llm_decode_batch(arg1 uintptr, arg2 *int, arg3 int64, arg4 *int) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_decode_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2), C.swig_voidp(_swig_i_3))
+	swig_r_p := C._wrap_llm_decode_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_107(_swig_i_2), C.swig_voidp(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
@@ -1578,7 +1863,7 @@ func Llm_step_batch(arg1 uintptr, arg2 uintptr, arg3 int64, arg4 *int, arg5 []in
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_step_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_83(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5))
+	swig_r_p := C._wrap_llm_step_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_109(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5

@@ -228,6 +228,9 @@ SWIGINTERN void delete_llm_model_params(struct llm_model_params *self){
         free((char *)self->tokenizer_path);
         free(self);
     }
+
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -1213,6 +1216,307 @@ long long _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(struct llm_detok
 }
 
 
+void _wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, intgo _swig_go_1) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->struct_size = arg2;
+  
+}
+
+
+intgo _wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->struct_size);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  char *arg2 = (char *) 0 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  {
+    if (arg2) {
+      arg1->template_override = (char const *) malloc(strlen((const char *)arg2)+1);
+      strcpy((char *)arg1->template_override, (const char *)arg2);
+    } else {
+      arg1->template_override = 0;
+    }
+  }
+  
+  free(arg2); 
+}
+
+
+_gostring_ _wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  result = (char *) ((arg1)->template_override);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+void _wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  char *arg2 = (char *) 0 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  {
+    if (arg2) {
+      arg1->tools_json = (char const *) malloc(strlen((const char *)arg2)+1);
+      strcpy((char *)arg1->tools_json, (const char *)arg2);
+    } else {
+      arg1->tools_json = 0;
+    }
+  }
+  
+  free(arg2); 
+}
+
+
+_gostring_ _wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  result = (char *) ((arg1)->tools_json);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+void _wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  char *arg2 = (char *) 0 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  {
+    if (arg2) {
+      arg1->extra_vars_json = (char const *) malloc(strlen((const char *)arg2)+1);
+      strcpy((char *)arg1->extra_vars_json, (const char *)arg2);
+    } else {
+      arg1->extra_vars_json = 0;
+    }
+  }
+  
+  free(arg2); 
+}
+
+
+_gostring_ _wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  result = (char *) ((arg1)->extra_vars_json);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+void _wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, intgo _swig_go_1) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  int32_t arg2 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  arg2 = (int32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->add_generation_prompt = arg2;
+  
+}
+
+
+intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  result = (int32_t) ((arg1)->add_generation_prompt);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct llm_chat_params *_wrap_new_llm_chat_params_capi_e77416aff6f95981() {
+  struct llm_chat_params *result = 0 ;
+  struct llm_chat_params *_swig_go_result;
+  
+  
+  result = (struct llm_chat_params *)calloc(1, sizeof(struct llm_chat_params));
+  *(struct llm_chat_params **)&_swig_go_result = (struct llm_chat_params *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_llm_chat_params_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  free((char *) arg1);
+  
+}
+
+
+struct llm_chat_params *_wrap_llm_chat_default_params_capi_e77416aff6f95981() {
+  llm_chat_params result;
+  struct llm_chat_params *_swig_go_result;
+  
+  
+  result = llm_chat_default_params();
+  {
+    llm_chat_params * resultptr = (llm_chat_params *)malloc(sizeof(llm_chat_params));
+    memmove(resultptr, &result, sizeof(llm_chat_params));
+    *(llm_chat_params **)&_swig_go_result = resultptr;
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_chat_apply_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, struct llm_chat_params *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  char *arg2 = (char *) 0 ;
+  llm_chat_params *arg3 = (llm_chat_params *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  size_t *arg6 = (size_t *) 0 ;
+  size_t temp6 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(llm_chat_params **)&_swig_go_2; 
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  {
+    if (_swig_go_4.len < 1) _swig_gopanic("llm_chat_apply: n_out needs a slice of length 1");
+    arg6 = &temp6;
+  }
+  
+  result = (llm_status)llm_chat_apply((struct llm_model const *)arg1,(char const *)arg2,(struct llm_chat_params const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = llm_go_status(result); 
+  
+  ((uint64_t *)_swig_go_4.array)[0] = (uint64_t)temp6; 
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_model_chat_template_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  char *arg2 = (char *) 0 ;
+  size_t arg3 ;
+  size_t *arg4 = (size_t *) 0 ;
+  size_t temp4 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  
+  arg2 = (char *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("llm_model_chat_template: n_out needs a slice of length 1");
+    arg4 = &temp4;
+  }
+  
+  result = (llm_status)llm_model_chat_template((struct llm_model const *)arg1,arg2,arg3,arg4);
+  _swig_go_result = llm_go_status(result); 
+  
+  ((uint64_t *)_swig_go_2.array)[0] = (uint64_t)temp4; 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_chat_parse_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+  llm_model *arg1 = (llm_model *) 0 ;
+  char *arg2 = (char *) 0 ;
+  size_t arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  size_t *arg6 = (size_t *) 0 ;
+  size_t temp6 = 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_model **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (size_t)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (size_t)_swig_go_4; 
+  {
+    if (_swig_go_5.len < 1) _swig_gopanic("llm_chat_parse: n_out needs a slice of length 1");
+    arg6 = &temp6;
+  }
+  
+  result = (llm_status)llm_chat_parse((struct llm_model const *)arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = llm_go_status(result); 
+  ((uint64_t *)_swig_go_5.array)[0] = (uint64_t)temp6; 
+  free(arg2); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
 void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   uint32_t arg2 ;
@@ -1544,22 +1848,28 @@ void _wrap_llm_context_cancel_capi_e77416aff6f95981(struct llm_context *_swig_go
 }
 
 
-_gostring_ _wrap_llm_context_state_size_capi_e77416aff6f95981(struct llm_context *_swig_go_0, long long *_swig_go_1) {
+_gostring_ _wrap_llm_context_state_size_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
+  size_t temp2 = 0 ;
   llm_status result;
   _gostring_ _swig_go_result;
   
   arg1 = *(llm_context **)&_swig_go_0; 
-  arg2 = *(size_t **)&_swig_go_1; 
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("llm_context_state_size: out needs a slice of length 1");
+    arg2 = &temp2;
+  }
   
   result = (llm_status)llm_context_state_size((struct llm_context const *)arg1,arg2);
   _swig_go_result = llm_go_status(result); 
+  ((uint64_t *)_swig_go_1.array)[0] = (uint64_t)temp2; 
+  
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_llm_context_state_save_capi_e77416aff6f95981(struct llm_context *_swig_go_0, void *_swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_llm_context_state_save_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   llm_context *arg1 = (llm_context *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1569,22 +1879,25 @@ _gostring_ _wrap_llm_context_state_save_capi_e77416aff6f95981(struct llm_context
   _gostring_ _swig_go_result;
   
   arg1 = *(llm_context **)&_swig_go_0; 
-  arg2 = *(void **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
+  
+  arg2 = (void *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
   {
-    if (_swig_go_3.len < 1) _swig_gopanic("llm_context_state_save: n_out needs a slice of length 1");
+    if (_swig_go_2.len < 1) _swig_gopanic("llm_context_state_save: n_out needs a slice of length 1");
     arg4 = &temp4;
   }
   
   result = (llm_status)llm_context_state_save((struct llm_context const *)arg1,arg2,arg3,arg4);
   _swig_go_result = llm_go_status(result); 
-  ((uint64_t *)_swig_go_3.array)[0] = (uint64_t)temp4; 
+  
+  ((uint64_t *)_swig_go_2.array)[0] = (uint64_t)temp4; 
   
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_llm_context_state_load_capi_e77416aff6f95981(struct llm_context *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_llm_context_state_load_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1592,11 +1905,14 @@ _gostring_ _wrap_llm_context_state_load_capi_e77416aff6f95981(struct llm_context
   _gostring_ _swig_go_result;
   
   arg1 = *(llm_context **)&_swig_go_0; 
-  arg2 = *(void **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
+  
+  arg2 = (void *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
   
   result = (llm_status)llm_context_state_load(arg1,(void const *)arg2,arg3);
   _swig_go_result = llm_go_status(result); 
+  
   return _swig_go_result;
 }
 
@@ -2008,6 +2324,70 @@ _gostring_ _wrap_llm_sample_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0
   _swig_go_result = llm_go_status(result); 
   ((int32_t *)_swig_go_2.array)[0] = (int32_t)temp3; 
   
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0, struct llm_model *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+  llm_sampler *arg1 = (llm_sampler *) 0 ;
+  llm_model *arg2 = (llm_model *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_sampler **)&_swig_go_0; 
+  arg2 = *(llm_model **)&_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  
+  result = (llm_status)llm_sampler_set_grammar(arg1,(struct llm_model const *)arg2,(char const *)arg3,(char const *)arg4);
+  _swig_go_result = llm_go_status(result); 
+  free(arg3); 
+  free(arg4); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0, struct llm_model *_swig_go_1, _gostring_ _swig_go_2) {
+  llm_sampler *arg1 = (llm_sampler *) 0 ;
+  llm_model *arg2 = (llm_model *) 0 ;
+  char *arg3 = (char *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_sampler **)&_swig_go_0; 
+  arg2 = *(llm_model **)&_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (llm_status)llm_sampler_set_json_schema(arg1,(struct llm_model const *)arg2,(char const *)arg3);
+  _swig_go_result = llm_go_status(result); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0) {
+  llm_sampler *arg1 = (llm_sampler *) 0 ;
+  llm_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(llm_sampler **)&_swig_go_0; 
+  
+  result = (llm_status)llm_sampler_clear_grammar(arg1);
+  _swig_go_result = llm_go_status(result); 
   return _swig_go_result;
 }
 
