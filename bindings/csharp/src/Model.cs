@@ -20,7 +20,7 @@ namespace Llm
     /// <summary>A loaded model: weights and tokenizer. Thread-safe. Dispose
     /// it when done; sessions keep the native model alive until they are
     /// disposed too. Using it after Dispose throws ObjectDisposedException.</summary>
-    public sealed class Model : IDisposable
+    public sealed partial class Model : IDisposable
     {
         readonly ModelHandle handle;
         // Disposed: the Model is unusable, even while sessions keep the
