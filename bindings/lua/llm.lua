@@ -45,6 +45,12 @@ B.forward = core.llm_forward   -- (ctx, ids)
 B.step = core.llm_context_step -- (ctx, sampler, cap)
 B.embed = core.llm_embed       -- (ctx, ids, pooling, normalize, cap)
 B.model_default_pooling = core.llm_model_default_pooling
+B.state_size = core.llm_context_state_size           -- (ctx) -> status, message, bytes
+B.state_save = core.llm_context_state_save           -- (ctx, cap)
+B.state_load = core.llm_context_state_load           -- (ctx, bytes)
+B.state_save_file = core.llm_context_state_save_file -- (ctx, path)
+B.state_load_file = core.llm_context_state_load_file -- (ctx, path)
+B.copy_prefix = core.llm_context_copy_prefix         -- (dst, src, n)
 
 B.sampler_default_params = core.llm_sampler_default_params
 

@@ -280,6 +280,49 @@ return function(B)
 
     function Session:position() return B.context_position(open_session(self)) end
 
+    -- The session's state (tokens, KV cache, logits, text stream) as a
+    -- string that load_state, on a session of the same model, continues
+    -- from exactly; nil, message, status on failure.
+    function Session:save_state()
+        local ctx = open_session(self)
+        local st, msg, size = B.state_size(ctx)
+        if st ~= C.LLM_OK then return nil, msg, st end
+        return sized(function(cap) return B.state_save(ctx, cap) end, size)
+    end
+
+    -- Replaces the conversation with a saved state: true, or nil, message,
+    -- status (STATE_MISMATCH: another model; FORMAT, TRUNCATED: damaged;
+    -- CONTEXT_FULL: longer than this session). A failure changes nothing.
+    function Session:load_state(state)
+        if type(state) ~= "string" then error("load_state expects the string save_state gave", 2) end
+        local st, msg = B.state_load(open_session(self), state)
+        if st ~= C.LLM_OK then return nil, msg, st end
+        return true
+    end
+
+    -- The same through a file: true, or nil, message, status.
+    function Session:save_state_file(path)
+        local st, msg = B.state_save_file(open_session(self), path)
+        if st ~= C.LLM_OK then return nil, msg, st end
+        return true
+    end
+
+    function Session:load_state_file(path)
+        local st, msg = B.state_load_file(open_session(self), path)
+        if st ~= C.LLM_OK then return nil, msg, st end
+        return true
+    end
+
+    -- Makes this session hold the first n tokens of src (default: all) and
+    -- their KV cache, as if it had run them: a shared prompt evaluated once.
+    -- Both must run the same model. true, or nil, message, status.
+    function Session:copy_prefix_from(src, n)
+        local dst_ctx, src_ctx = open_session(self), open_session(src)
+        local st, msg = B.copy_prefix(dst_ctx, src_ctx, n or B.context_position(src_ctx))
+        if st ~= C.LLM_OK then return nil, msg, st end
+        return true
+    end
+
     local SAMPLER_KEYS = { "temperature", "top_p", "top_k", "min_p", "repeat_penalty", "repeat_last_n", "seed" }
     local GENERATE_OPTIONS = { max_tokens = true, stop_at_eos = true, on_piece = true }
     for _, key in ipairs(SAMPLER_KEYS) do GENERATE_OPTIONS[key] = true end

@@ -167,6 +167,23 @@ end
 
 function B.model_default_pooling(model) return lib.llm_model_default_pooling(model) end
 
+function B.state_size(ctx)
+    local status, message = result(lib.llm_context_state_size(ctx, n_out))
+    return status, message, tonumber(n_out[0])
+end
+
+function B.state_save(ctx, cap)
+    local buf = buffer("uint8_t", cap)
+    local status, message = result(lib.llm_context_state_save(ctx, buf, cap, n_out))
+    local n = tonumber(n_out[0])
+    return status, message, status == C.LLM_OK and n > 0 and ffi.string(buf, n) or "", n
+end
+
+function B.state_load(ctx, bytes) return result(lib.llm_context_state_load(ctx, bytes, #bytes)) end
+function B.state_save_file(ctx, path) return result(lib.llm_context_state_save_file(ctx, path)) end
+function B.state_load_file(ctx, path) return result(lib.llm_context_state_load_file(ctx, path)) end
+function B.copy_prefix(dst, src, n) return result(lib.llm_context_copy_prefix(dst, src, n)) end
+
 B.sampler_default_params = lib.llm_sampler_default_params
 
 function B.sampler_new(values)

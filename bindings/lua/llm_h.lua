@@ -84,6 +84,26 @@ llm_status llm_chat_format(const llm_model *model, const llm_chat_message *messa
                                    size_t n_messages, int32_t add_assistant, char *buf, size_t cap,
                                    size_t *n_out);
 
+typedef struct llm_chat_params {
+    uint32_t struct_size;
+    const char *template_override;
+    const char *tools_json;
+    const char *extra_vars_json;
+    int32_t add_generation_prompt;
+} llm_chat_params;
+
+llm_chat_params llm_chat_default_params(void);
+
+llm_status llm_chat_apply(const llm_model *model, const char *messages_json,
+                                  const llm_chat_params *params, char *buf, size_t cap,
+                                  size_t *n_out);
+
+llm_status llm_model_chat_template(const llm_model *model, char *buf, size_t cap,
+                                           size_t *n_out);
+
+llm_status llm_chat_parse(const llm_model *model, const char *text, size_t len,
+                                  char *json_buf, size_t cap, size_t *n_out);
+
 typedef struct llm_context llm_context;
 
 typedef struct llm_context_params {
@@ -149,6 +169,12 @@ void llm_sampler_free(llm_sampler *sampler);
 void llm_sampler_reseed(llm_sampler *sampler, uint64_t seed);
 
 llm_status llm_sample(llm_sampler *sampler, const llm_context *ctx, llm_token *out);
+
+llm_status llm_sampler_set_grammar(llm_sampler *sampler, const llm_model *model,
+                                           const char *gbnf, const char *root_rule);
+llm_status llm_sampler_set_json_schema(llm_sampler *sampler, const llm_model *model,
+                                               const char *schema_json);
+llm_status llm_sampler_clear_grammar(llm_sampler *sampler);
 
 llm_status llm_context_step(llm_context *ctx, llm_sampler *sampler, llm_token *out_token,
                                     int32_t *out_eog, char *buf, size_t cap, size_t *n_out);
