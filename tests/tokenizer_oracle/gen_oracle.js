@@ -181,6 +181,22 @@ for (let i = 0; i < 700; ++i) corpus.push(mixed());
 for (let i = 0; i < 20; ++i) corpus.push(repeat(20 + int(40), sentence).join(" "));
 corpus.push("a".repeat(3000), " ".repeat(2000), "\n".repeat(500), "=".repeat(1200),
   "1".repeat(700), "😀".repeat(300), "你".repeat(800), ("ab " ).repeat(1000), "\t \n".repeat(400));
+// Runs of one white-space character of every length up to 40 (Gemma 3 has
+// added tokens for runs of \n, \t and U+2581 up to 31), and HTML tags (also
+// Gemma 3 added tokens), alone and among words.
+const runChars = ["\n", "\t", " ", "\u2581", "\r\n"];
+for (let n = 1; n <= 40; ++n) {
+  for (const ch of runChars) corpus.push(ch.repeat(n), "x" + ch.repeat(n) + "y");
+}
+const html = ["<table>", "</table>", "<tr>", "</tr>", "<td>", "</td>", "<th>", "<h1>", "</h1>",
+  "<h6>", "<blockquote>", "<strong>", "</strong>", "<em>", "<b>", "</b>", "<i>", "<u>", "<s>",
+  "</s>", "<sub>", "<sup>", "<code>", "</code>", "<a>", "</a>", "<html>", "<body>", "<img>",
+  "<span>", "<bbox>", "<ul>", "<li>", "</li>", "<div>", "</div>", "<iframe>", "<footer>",
+  "<p>", "<DIV>", "< div>", "<div >", "<<b>>", "<tr><td>", "<mask>", "[multimodal]"];
+for (let i = 0; i < 200; ++i) {
+  corpus.push(repeat(1 + int(6), () => pick([pick(html), word(), pick(html) + word(),
+    pick(runChars).repeat(1 + int(35)), pick(specials), pick(punct)])).join(pick(["", " ", "\n"])));
+}
 
 // ---- tokenize ----
 const tokJsonPath = path.join(modelDir, "tokenizer.json");
