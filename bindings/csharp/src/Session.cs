@@ -56,7 +56,7 @@ namespace Llm
     /// Generate continues where the last one stopped; Reset starts over. One
     /// call at a time; Cancel may come from any thread. Using a disposed
     /// session throws ObjectDisposedException.</summary>
-    public sealed class Session : IDisposable
+    public sealed partial class Session : IDisposable
     {
         readonly Model model;
         readonly ContextHandle handle;
