@@ -23,6 +23,7 @@
 #endif
 
 #include "common/error.h"
+#include "engine/batch_decode.h"
 #include "engine/transformer.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
@@ -45,6 +46,7 @@ struct Options {
     uint64_t seed = 1;
     bool json = false;
     bool profile = false;
+    int parallel = 0; // > 0: decode that many sequences together (run_parallel)
 };
 
 [[noreturn]] void usage() {
@@ -66,6 +68,9 @@ struct Options {
         "  --probe-mb N    size of the bandwidth probe's buffer in MiB (default 1024)\n"
         "  --seed N        weights and prompt ids (default 1)\n"
         "  --json          one JSON object on stdout\n"
+        "  --parallel N    N sequences, each prefilled with the prompt, decoded together\n"
+        "                  (one batched step per token, as llm_decode_batch), against one\n"
+        "                  decoded alone: aggregate and per-sequence tok/s\n"
         "  --profile       one more run paired with the probe, its decode timed stage\n"
         "                  by stage (matrix products, attention) against the probe\n"
         "LLM_SIMD=scalar|avx2|avx2vnni|avx512|avx512vnni|amx|neon|neondot forces a lower\n"
@@ -120,6 +125,8 @@ Options parse(int argc, char **argv) {
             o.repeat = parse_int(value(), 1);
         else if (a == "--probe-mb")
             o.probe_mb = parse_int(value(), 16);
+        else if (a == "--parallel")
+            o.parallel = std::min(parse_int(value(), 1), 1024); // contexts held at once
         else if (a == "--seed")
             o.seed = static_cast<uint64_t>(parse_int(value(), 0));
         else if (a[0] != '-' && o.model_path.empty())
@@ -428,6 +435,81 @@ Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int ge
     return r;
 }
 
+// --parallel: the decode of one sequence alone, then of o.parallel sequences
+// stepped together through BatchDecoder (what llm_decode_batch runs), each
+// sequence on its own cache after the same prompt; medians of the repeats.
+int run_parallel(const Options &o, const llm::Model &model, const std::string &name,
+                 const std::vector<int32_t> &prompt) {
+    const llm::ModelConfig &c = model.config;
+    const int n = o.parallel;
+    const int32_t n_ctx = o.prompt + o.gen;
+    const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
+    std::vector<std::unique_ptr<llm::Transformer>> seqs;
+    for (int i = 0; i < n; ++i) // only the first one's pool computes: the others' get 1 thread
+        seqs.push_back(
+            std::make_unique<llm::Transformer>(model, n_ctx, i == 0 ? o.threads : 1, kv));
+    const size_t vocab = static_cast<size_t>(c.vocab_size);
+    std::vector<std::vector<float>> logits(static_cast<size_t>(n), std::vector<float>(vocab));
+    auto decode_alone = [&](int gen) {
+        seqs[0]->forward(prompt.data(), o.prompt, 0, logits[0].data(), nullptr);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < gen; ++i) {
+            const int32_t token = llm::argmax(logits[0].data(), c.vocab_size);
+            seqs[0]->forward(&token, 1, o.prompt + i, logits[0].data(), nullptr);
+        }
+        return gen / seconds_since(t0);
+    };
+    auto decode_together = [&](int gen) {
+        for (int i = 0; i < n; ++i)
+            seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
+                                                  logits[static_cast<size_t>(i)].data(), nullptr);
+        std::vector<llm::BatchSeq> step(static_cast<size_t>(n));
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < gen; ++k) {
+            for (int i = 0; i < n; ++i) {
+                llm::BatchSeq &s = step[static_cast<size_t>(i)];
+                s.transformer = seqs[static_cast<size_t>(i)].get();
+                s.logits = logits[static_cast<size_t>(i)].data();
+                s.token = llm::argmax(s.logits, c.vocab_size);
+                s.pos = o.prompt + k;
+                s.cancel = nullptr;
+            }
+            llm::BatchDecoder::decode(step.data(), n);
+        }
+        return static_cast<double>(n) * gen / seconds_since(t0);
+    };
+    decode_alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
+    decode_together(std::min(o.gen, 2));
+    std::vector<double> single, aggregate;
+    for (int r = 0; r < o.repeat; ++r) {
+        single.push_back(decode_alone(o.gen));
+        aggregate.push_back(decode_together(o.gen));
+    }
+    const double one = median(single), all = median(aggregate);
+    // Stepped together, every sequence advances one token per step.
+    const double per_seq = all / n, ratio = all / (n * one);
+    const char *simd = llm::simd_level_name(llm::kernel_table().level);
+    if (o.json) {
+        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
+                    "\"simd\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, "
+                    "\"gen_tokens\": %d, \"repeat\": %d, \"decode_tok_s\": %.3f, "
+                    "\"parallel\": %d, \"aggregate_decode_tok_s\": %.3f, "
+                    "\"per_sequence_decode_tok_s\": %.3f, \"aggregate_over_n_single\": %.3f}\n",
+                    name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
+                    o.prompt, o.gen, o.repeat, one, n, all, per_seq, ratio);
+        return 0;
+    }
+    std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
+    std::printf("weights      %s; KV cache %s; simd %s, %d threads\n", type_name(model),
+                o.kv_f16 ? "f16" : "f32", simd, o.threads);
+    std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
+                o.gen);
+    std::printf("alone        %.2f tok/s (one sequence decoded by itself)\n", one);
+    std::printf("parallel %-3d %.2f tok/s in all, %.2f tok/s per sequence (%.2f x %d x alone)\n", n,
+                all, per_seq, ratio, n);
+    return 0;
+}
+
 int run(const Options &o) {
     // What the process holds before the model: the program, the C++ runtime
     // and the library's code. A host already has its own.
@@ -463,6 +545,7 @@ int run(const Options &o) {
     for (int32_t &t : prompt)
         t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
     std::vector<float> logits(static_cast<size_t>(c.vocab_size));
+    if (o.parallel > 0) return run_parallel(o, *model, name, prompt);
 
     // Each repeat is two runs: one as a caller would run it (prefill and
     // decode tok/s), then one with the probe paired with each decoded token

@@ -148,7 +148,8 @@ void BatchDecoder::decode(BatchSeq *seqs, int64_t n) {
             const Matrix &classifier = lead.model_.weights.classifier;
             StageTimer timer(lead.profile_, ForwardProfile::Classifier,
                              static_cast<double>(classifier.bytes()));
-            matmul(classifier, lead.x_.data(), rows, lead.row_logits_.data(), pool);
+            const MatmulOut out{&classifier, lead.row_logits_.data()};
+            matvec_tokens(&out, 1, lead.x_.data(), rows, pool);
         }
         for (int64_t r = 0; r < rows; ++r) {
             std::copy_n(&lead.row_logits_[static_cast<size_t>(r * vocab)], vocab, live[r]->logits);

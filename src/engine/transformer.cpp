@@ -116,6 +116,16 @@ void Transformer::ensure_batch(int64_t n) {
     batch_cap_ = n;
 }
 
+// The tokens of one sequence go through the batch kernels; a step of
+// several sequences' tokens through the decode kernels, each row computed
+// as that sequence decoding alone would (matvec_tokens).
+void Transformer::products(const MatmulOut *outs, int count, const float *x, int64_t n) {
+    if (row_pos_)
+        matvec_tokens(outs, count, x, n, pool_.get());
+    else
+        matmul_group(outs, count, x, n, pool_.get());
+}
+
 // x += Wo · attention(rmsnorm(x)) for every token of the batch (with
 // post_norms: x += rmsnorm(Wo · attention(rmsnorm(x)))).
 void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
@@ -131,7 +141,7 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     {
         StageTimer timer(profile_, ForwardProfile::QKV,
                          static_cast<double>(lw.wq.bytes() + lw.wk.bytes() + lw.wv.bytes()));
-        matmul_group(qkv, 3, xb_.data(), n, pool);
+        products(qkv, 3, xb_.data(), n);
     }
     const bool interleaved = cfg_.rope_style == RopeStyle::Interleaved;
     const int64_t tables = static_cast<int64_t>(rope_thetas_.size());
@@ -198,7 +208,8 @@ void Transformer::attention_block(int32_t layer, int64_t n, int32_t pos0) {
     attention_timer.stop();
     {
         StageTimer timer(profile_, ForwardProfile::Output, static_cast<double>(lw.wo.bytes()));
-        matmul(lw.wo, att_out_, n, xb_.data(), pool);
+        const MatmulOut wo{&lw.wo, xb_.data()};
+        products(&wo, 1, att_out_, n);
     }
     for_each_token(pool, n, [&](int64_t t) {
         if (cfg_.post_norms)
@@ -221,7 +232,7 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
     {
         StageTimer timer(profile_, ForwardProfile::GateUp,
                          static_cast<double>(lw.w_gate.bytes() + lw.w_up.bytes()));
-        matmul_group(gate_up, 2, xb_.data(), n, pool);
+        products(gate_up, 2, xb_.data(), n);
     }
     const bool gelu = cfg_.ffn_activation == Activation::GeluTanh;
     for_each_token(pool, n, [&](int64_t t) {
@@ -229,7 +240,8 @@ void Transformer::ffn_block(int32_t layer, int64_t n) {
     });
     {
         StageTimer timer(profile_, ForwardProfile::Down, static_cast<double>(lw.w_down.bytes()));
-        matmul(lw.w_down, hb_, n, xb_.data(), pool);
+        const MatmulOut down{&lw.w_down, xb_.data()};
+        products(&down, 1, hb_, n);
     }
     for_each_token(pool, n, [&](int64_t t) {
         if (cfg_.post_norms)

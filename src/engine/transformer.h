@@ -18,6 +18,7 @@
 namespace llm {
 
 class ThreadPool;
+struct MatmulOut;
 
 // Per-context scratch memory and cache for running `model`.
 class Transformer {
@@ -67,6 +68,7 @@ class Transformer {
     // The attention of such a step: row t against its own sequence's cache
     // (defined in batch_decode.cpp).
     void attention_rows(int32_t layer, int64_t n);
+    void products(const MatmulOut *outs, int count, const float *x, int64_t n);
     void ffn_block(int32_t layer, int64_t n);
 
     const Model &model_;

@@ -31,6 +31,15 @@ void matmul(const Matrix &w, const float *x, int64_t n_tokens, float *y, ThreadP
 void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_tokens,
                   ThreadPool *pool);
 
+// The same products for tokens of different sequences decoded together
+// (engine/batch_decode.h): each token's row exactly as matmul_group computes
+// a single token (matrix x vector, the same kernels and rounding), a block
+// of weight rows at a time for all tokens, so the weights are read from
+// memory once per call. For the few tokens of a decode step, where the
+// batch kernels would spend their width on padding.
+void matvec_tokens(const MatmulOut *outs, int count, const float *x, int64_t n_tokens,
+                   ThreadPool *pool);
+
 // out = row `index` of `m`, widened to fp32 (embedding lookup).
 void matrix_row_f32(const Matrix &m, int64_t index, float *out);
 
