@@ -20,22 +20,28 @@ namespace llm {
 
 namespace {
 
-// What differs between the architectures: data. (gemma3 would add its extra
-// norms and scaled embeddings: new fields here.)
+// What differs between the architectures: data.
 struct GgufArch {
     const char *name;
     // llama.cpp's converter permutes the Q/K rows of `llama` models back to
-    // Meta's adjacent pairs; qwen2 and qwen3 keep Hugging Face's rotate-half
-    // layout.
+    // Meta's adjacent pairs; qwen2, qwen3 and gemma3 keep Hugging Face's
+    // rotate-half layout.
     RopeStyle rope_style;
     bool qkv_bias; // blk.N.attn_{q,k,v}.bias are required
-    bool qk_norm;  // blk.N.attn_{q,k}_norm.weight, per head (Qwen3)
+    bool qk_norm;  // blk.N.attn_{q,k}_norm.weight, per head (Qwen3, Gemma 3)
+    // Gemma 3 as llama.cpp runs it: embeddings times sqrt(dim), GELU-tanh
+    // FFN, blk.N.post_attention_norm / post_ffw_norm on the attention and
+    // FFN outputs, and every 6th layer global, the others within
+    // {arch}.attention.sliding_window at RoPE theta 10000. Norm weights are
+    // stored as gains (the converter wrote Gemma's w as 1 + w).
+    bool gemma3;
 };
 
 constexpr GgufArch kArchs[] = {
-    {"llama", RopeStyle::Interleaved, false, false},
-    {"qwen2", RopeStyle::HalfSplit, true, false},
-    {"qwen3", RopeStyle::HalfSplit, false, true},
+    {"llama", RopeStyle::Interleaved, false, false, false},
+    {"qwen2", RopeStyle::HalfSplit, true, false, false},
+    {"qwen3", RopeStyle::HalfSplit, false, true, false},
+    {"gemma3", RopeStyle::HalfSplit, false, true, true},
 };
 
 const GgufArch &find_arch(const GgufFile &f) {
@@ -87,6 +93,34 @@ class ArchKeys {
     std::string prefix_;
 };
 
+// Gemma 3's hyper-parameters, as llama.cpp's gemma3 reads them: the window
+// (absent or 0: every layer global), the local theta (llama.cpp's fixed
+// 10000, or {arch}.rope.freq_base_swa), and the attention scale, which no
+// key holds: 1/sqrt(head_dim), 1/sqrt(dim / n_heads) for the 62-layer 27B
+// (gemma_pytorch's rule; both equal query_pre_attn_scalar^-1/2 in every
+// released Gemma 3). Logit softcapping (Gemma 2's) is refused.
+void read_gemma3(const GgufFile &f, const ArchKeys &k, ModelConfig &c) {
+    for (const char *cap : {"final_logit_softcapping", "attn_logit_softcapping"})
+        if (k.has(cap) && f.get_float(k.key(cap)) != 0.0)
+            fail(LLM_ERR_UNSUPPORTED, f.name, ": ", k.key(cap),
+                 " (logit softcapping) is not "
+                 "supported");
+    c.ffn_activation = Activation::GeluTanh;
+    c.post_norms = true;
+    c.embedding_scale = std::sqrt(static_cast<float>(c.dim));
+    const int32_t scale_dim = c.n_layers == 62 ? c.dim / c.n_heads : c.head_dim;
+    c.attention_scale = 1.0f / std::sqrt(static_cast<float>(scale_dim));
+    const int32_t window =
+        k.has("attention.sliding_window") && f.get_int(k.key("attention.sliding_window")) != 0
+            ? k.dim("attention.sliding_window", ModelLimits::seq_len)
+            : 0;
+    const float local_theta = k.positive("rope.freq_base_swa", 10000.0);
+    c.layer_attention.assign(static_cast<size_t>(c.n_layers), LayerAttention{});
+    for (int32_t i = 0; i < c.n_layers; ++i)
+        if (window > 0 && i % 6 != 5)
+            c.layer_attention[static_cast<size_t>(i)] = {window, local_theta};
+}
+
 ModelConfig read_config(const GgufFile &f, const GgufArch &arch) {
     using Lim = ModelLimits;
     const ArchKeys k(f, arch);
@@ -128,6 +162,7 @@ ModelConfig read_config(const GgufFile &f, const GgufArch &arch) {
             fail(LLM_ERR_UNSUPPORTED, f.name, ": ", k.key("rope.scaling.type"), " \"", type,
                  "\" is not supported");
     }
+    if (arch.gemma3) read_gemma3(f, k, c);
     return c;
 }
 
@@ -276,6 +311,10 @@ void bind_weights(const GgufFile &f, const MappedFile &file, Model &model) {
             l.bv = b.vector(p + "attn_v.bias", kv_dim);
         }
         l.wo = b.matrix(p + "attn_output.weight", dim, q_dim);
+        if (c.post_norms) {
+            l.post_attn_norm = b.vector(p + "post_attention_norm.weight", dim);
+            l.post_ffn_norm = b.vector(p + "post_ffw_norm.weight", dim);
+        }
         l.ffn_norm = b.vector(p + "ffn_norm.weight", dim);
         l.w_gate = b.matrix(p + "ffn_gate.weight", hidden, dim);
         l.w_up = b.matrix(p + "ffn_up.weight", hidden, dim);

@@ -5,6 +5,7 @@
 // offsets, unknown types — each a clear status, never a crash.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "kernels/float_convert.h"
@@ -694,4 +695,119 @@ TEST_CASE("gguf: the same weights as a Hugging Face folder and as GGUF give the 
             CHECK(max_abs_diff(a[r].data(), b[r].data(), a[r].size()) < 1e-4f);
         }
     }
+}
+
+TEST_CASE("gguf: Qwen3, Llama 3 and Gemma 3 as a Hugging Face folder and as GGUF give the same "
+          "logits",
+          "[gguf]") {
+    // What sets each apart must survive the trip: Qwen3's explicit head_dim
+    // and q/k norms, Llama 3's rope scaling (rope_freqs.weight), Gemma 3's
+    // scaled embedding, four norms stored as 1 + w, GELU, attention scale and
+    // its windowed layers (a 32-token window: the 80 tokens cross it).
+    for (const char *shape : {"qwen3-tiny", "llama3-tiny", "gemma3-tiny"}) {
+        INFO(shape);
+        const llm::gen::ModelSpec spec = *llm::gen::find_shape(shape);
+        const auto tensors = llm::gen::random_tensors(spec, 5);
+        const std::string dir = temp_dir();
+        llm::gen::write_hf_folder(dir, spec, tensors, {llm::DType::F32, 1});
+        const std::string gguf_path = temp_dir() + "/model.gguf";
+        llm::gen::write_gguf(gguf_path, spec, tensors, llm::gen::GgufWriteOptions{});
+
+        auto hf = llm::load_hf_weights(dir, llm::LoadOptions{});
+        llm::GgufVocab vocab;
+        auto gg = llm::load_gguf_weights(gguf_path, llm::LoadOptions{}, vocab);
+        const llm::ModelConfig &a = hf->config, &b = gg->config;
+        CHECK(b.arch == a.arch);
+        CHECK(b.head_dim == a.head_dim);
+        CHECK(b.qk_norm == a.qk_norm);
+        CHECK(b.post_norms == a.post_norms);
+        CHECK(b.ffn_activation == a.ffn_activation);
+        CHECK(b.embedding_scale == a.embedding_scale);
+        CHECK(b.attention_scores_scale() == a.attention_scores_scale());
+        CHECK(b.rope_freq_divisors == a.rope_freq_divisors);
+        CHECK(b.rope_freq_divisors.empty() == (spec.config.arch != "llama"));
+        for (int32_t l = 0; l < a.n_layers; ++l) {
+            INFO("layer " << l);
+            CHECK(b.window(l) == a.window(l));
+            CHECK(b.layer_rope_theta(l) == a.layer_rope_theta(l));
+        }
+        if (a.arch == "gemma3") {
+            CHECK(b.window(0) == 32);
+            CHECK(b.window(5) == 0);
+            CHECK(b.layer_rope_theta(0) == 10000.0f);
+            CHECK(b.layer_rope_theta(5) == 1e6f);
+        }
+        std::vector<int32_t> tokens;
+        for (int32_t i = 0; i < 80; ++i)
+            tokens.push_back((i * 37 + 11) % 512);
+        const std::vector<int32_t> rows = {0, 7, 40, 79};
+        const auto x = teacher_forced_logits(*hf, tokens, rows);
+        const auto y = teacher_forced_logits(*gg, tokens, rows);
+        REQUIRE(x.size() == y.size());
+        for (size_t r = 0; r < x.size(); ++r) {
+            REQUIRE(x[r].size() == y[r].size());
+            CHECK(max_abs_diff(x[r].data(), y[r].data(), x[r].size()) < 1e-4f);
+        }
+    }
+}
+
+TEST_CASE("gguf: gemma3's window, scales and norms as llama.cpp reads them", "[gguf]") {
+    GgufModelSpec spec;
+    spec.arch = "gemma3";
+    spec.layers = 6;
+    GgufWriter w = make_gguf_model(spec);
+    const uint64_t head_dim = spec.dim / spec.heads;
+    const std::vector<float> gain = gguf_random_floats(spec.dim, 4, 1.0f);
+    auto bytes = [](const std::vector<float> &v, size_t n) {
+        return std::string(reinterpret_cast<const char *>(v.data()), 4 * n);
+    };
+    for (uint32_t i = 0; i < spec.layers; ++i) {
+        const std::string p = "blk." + std::to_string(i) + ".";
+        for (const char *name : {"attn_q_norm", "attn_k_norm"})
+            w.add_tensor(p + name + ".weight", gguf::F32, {head_dim}, bytes(gain, head_dim));
+        for (const char *name : {"post_attention_norm", "post_ffw_norm"})
+            w.add_tensor(p + name + ".weight", gguf::F32, {spec.dim}, bytes(gain, spec.dim));
+    }
+    // No window: every layer global at rope.freq_base.
+    auto m = load_bytes(w.build());
+    CHECK(m->config.arch == "gemma3");
+    CHECK(m->config.post_norms);
+    CHECK(m->config.qk_norm);
+    CHECK(m->config.ffn_activation == llm::Activation::GeluTanh);
+    CHECK(m->config.rope_style == llm::RopeStyle::HalfSplit);
+    CHECK(m->config.embedding_scale == std::sqrt(32.0f));
+    CHECK(m->config.attention_scores_scale() == 1.0f / std::sqrt(8.0f));
+    for (int32_t l = 0; l < 6; ++l) {
+        CHECK(m->config.window(l) == 0);
+        CHECK(m->config.layer_rope_theta(l) == m->config.rope_theta);
+    }
+    // Norms are the stored gains, nothing added.
+    CHECK(std::memcmp(m->weights.layers[2].post_ffn_norm.data, gain.data(), 4 * spec.dim) == 0);
+    CHECK(std::memcmp(m->weights.layers[2].k_norm.data, gain.data(), 4 * head_dim) == 0);
+
+    w.add_u32("gemma3.attention.sliding_window", 16);
+    m = load_bytes(w.build());
+    for (int32_t l = 0; l < 6; ++l) {
+        INFO("layer " << l);
+        CHECK(m->config.window(l) == (l == 5 ? 0 : 16));
+        CHECK(m->config.layer_rope_theta(l) == (l == 5 ? m->config.rope_theta : 10000.0f));
+    }
+    w.remove_tensor("blk.3.post_ffw_norm.weight");
+    CHECK_ERROR(load_error(w.build()), LLM_ERR_FORMAT, "blk.3.post_ffw_norm.weight");
+    w = make_gguf_model(spec);
+    w.add_f32("gemma3.final_logit_softcapping", 30.0f);
+    CHECK_ERROR(load_error(w.build()), LLM_ERR_UNSUPPORTED, "final_logit_softcapping");
+}
+
+TEST_CASE("gguf: the writer refuses Gemma 3 variants a GGUF cannot express", "[gguf]") {
+    llm::gen::ModelSpec spec = *llm::gen::find_shape("gemma3-tiny");
+    const auto tensors = llm::gen::random_tensors(spec, 3);
+    const std::string path = temp_dir() + "/g.gguf";
+    spec.config.attention_scale = 0.1f; // no key holds query_pre_attn_scalar
+    CHECK(error_of([&] { llm::gen::write_gguf(path, spec, tensors, {}); }).status() ==
+          LLM_ERR_UNSUPPORTED);
+    spec = *llm::gen::find_shape("gemma3-tiny");
+    spec.config.layer_attention[5].window = 32; // llama.cpp's pattern: layer 5 global
+    CHECK(error_of([&] { llm::gen::write_gguf(path, spec, tensors, {}); }).status() ==
+          LLM_ERR_UNSUPPORTED);
 }

@@ -6,8 +6,11 @@
 // Hugging Face layout (q/k rows in rotate_half order); for arch "llama"
 // llama.cpp rotates adjacent pairs (its HF converter permutes the q/k rows
 // of HF checkpoints), so q/k rows go back to the interleaved order (a
-// llama2.c checkpoint ends up with its own rows, unpermuted). For "qwen2"
-// llama.cpp rotates halves (NEOX), and rows are written as they are.
+// llama2.c checkpoint ends up with its own rows, unpermuted). For "qwen2",
+// "qwen3" and "gemma3" llama.cpp rotates halves (NEOX), and rows are written
+// as they are. Llama 3's rope scaling becomes rope_freqs.weight (each
+// frequency's divisor); Gemma's norm weights w are written as 1 + w, as
+// llama.cpp's converter does.
 //
 // Weight types (--gguf-type):
 //   f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k: every matrix in
