@@ -181,3 +181,25 @@ TEST_CASE("stories260K-hf decoding rules: Strip, byte fallback, specials", "[hf_
     CHECK(t.find_special("</s>") == 2);
     CHECK(t.max_piece_bytes() >= t.piece(ids[1]).size());
 }
+
+TEST_CASE("ignore_merges takes a word that is a token whole (Llama 3)", "[hf_tokenizer]") {
+    // "abc" is a token no merge reaches: merges give a + bc unless the
+    // model's ignore_merges looks the whole word up first.
+    nlohmann::json j = nlohmann::json::parse(R"({
+      "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"},
+      "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "bc": 3, "abc": 4, " ": 5},
+                "merges": ["b c"]}
+    })");
+    const std::string path = test::temp_dir() + "/tokenizer.json";
+    using V = std::vector<int32_t>;
+    for (bool ignore : {false, true}) {
+        j["model"]["ignore_merges"] = ignore;
+        test::write_file(path, j.dump());
+        auto tok = llm::load_hf_tokenizer(path, "");
+        INFO("ignore_merges " << ignore);
+        CHECK(tok->encode("abc", false, false) == (ignore ? V{4} : V{0, 3}));
+        CHECK(tok->encode("abc abcabc", false, false) ==
+              (ignore ? V{4, 5, 0, 3, 0, 3} : V{0, 3, 5, 0, 3, 0, 3}));
+        CHECK(tok->encode("bc", false, false) == V{3});
+    }
+}
