@@ -195,6 +195,17 @@ export declare class Session {
   dispose(): void;
 }
 
+/** How model.embed() turns the tokens' states into a vector ('default': the model's own). */
+export type Pooling = 'default' | 'mean' | 'last' | 'first' | 'none';
+
+export interface EmbedOptions {
+  pooling?: Pooling;
+  /** Scale to unit L2 length (default true). */
+  normalize?: boolean;
+  /** Compute threads; 0 or absent: the physical cores. */
+  threads?: number;
+}
+
 /** Weights and tokenizer, immutable, shared by sessions. */
 export declare class Model {
   private constructor();
@@ -233,6 +244,15 @@ export declare class Model {
   createSession(options?: SessionOptions): Session;
   /** Format, generate in a fresh session, resolve with the reply. */
   chat(messages: readonly ChatMessage[], options?: ChatOptions): Promise<string>;
+  /**
+   * The text's embedding (final hidden states, pooled), computed off the
+   * main thread: embeddingLength values, unit length unless normalize is
+   * false; one array per token with pooling 'none'.
+   */
+  embed(text: string, options?: EmbedOptions & { pooling?: Exclude<Pooling, 'none'> }): Promise<Float32Array>;
+  embed(text: string, options: EmbedOptions & { pooling: 'none' }): Promise<Float32Array[]>;
+  /** The pooling the model file asks for ('last' for Qwen3-Embedding, else 'mean'). */
+  readonly defaultPooling: Exclude<Pooling, 'none' | 'default'>;
   /** Drop this object's hold on the weights (sessions keep theirs). */
   dispose(): void;
 }

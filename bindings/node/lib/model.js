@@ -6,6 +6,9 @@ const opt = require('./options');
 const { Session } = require('./session');
 
 const weightTypeNames = new Map(Object.entries(binding.weightTypes).map(([name, code]) => [code, name]));
+// LLM_POOLING_* of llm.h, by name.
+const poolings = { default: 0, none: 1, mean: 2, last: 3, first: 4 };
+const poolingNames = new Map(Object.entries(poolings).map(([name, code]) => [code, name]));
 
 /**
  * A loaded model: weights and tokenizer, immutable, shared by any number of
@@ -146,6 +149,37 @@ class Model {
     if (typeof kvType !== 'number')
       throw invalidArgument(`kvType must be one of ${Object.keys(binding.kvTypes).join(', ')}`);
     return new Session(kInternal, this, this.#live().createSession(contextLength, threads, kvType));
+  }
+
+  /**
+   * The embedding of `text` (tokenized with the model's special tokens),
+   * computed on a worker thread: a Float32Array of embeddingLength values,
+   * of unit length unless normalize is false. pooling: 'mean', 'last',
+   * 'first' or 'none' (then an array of one Float32Array per token);
+   * default: the model's own (defaultPooling). threads: compute threads
+   * (default: the physical cores).
+   */
+  async embed(text, options) {
+    opt.string(text, 'text');
+    const o = opt.optionsObject(options, 'options');
+    const pooling = poolings[o.pooling === undefined ? 'default' : o.pooling];
+    if (typeof pooling !== 'number' || !Object.hasOwn(poolings, o.pooling ?? 'default'))
+      throw invalidArgument(`pooling must be one of ${Object.keys(poolings).join(', ')}`);
+    const normalize = opt.boolean(o.normalize, 'normalize', true);
+    const threads = opt.integer(o.threads, 'threads', 0, opt.INT32_MAX, 0);
+    const ids = Int32Array.from(this.tokenize(text));
+    if (ids.length === 0) throw invalidArgument('the text has no tokens');
+    const values = await this.#live().embed(ids, pooling, normalize, threads);
+    if (pooling !== poolings.none) return values;
+    const dim = this.embeddingLength;
+    const rows = [];
+    for (let t = 0; t < values.length / dim; ++t) rows.push(values.subarray(t * dim, (t + 1) * dim));
+    return rows;
+  }
+
+  /** The pooling the model file asks for: 'last' for Qwen3-Embedding, else 'mean'. */
+  get defaultPooling() {
+    return poolingNames.get(this.#live().defaultPooling());
   }
 
   /**

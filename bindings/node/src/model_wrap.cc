@@ -5,6 +5,7 @@
 
 #include "addon_data.h"
 #include "args.h"
+#include "embed_worker.h"
 #include "errors.h"
 #include "handle_passing.h"
 #include "session_wrap.h"
@@ -88,6 +89,8 @@ Napi::Function ModelWrap::Define(Napi::Env env) {
                            InstanceMethod<&ModelWrap::Metadata>("metadata"),
                            InstanceMethod<&ModelWrap::Meta>("meta"),
                            InstanceMethod<&ModelWrap::CreateSession>("createSession"),
+                           InstanceMethod<&ModelWrap::Embed>("embed"),
+                           InstanceMethod<&ModelWrap::DefaultPooling>("defaultPooling"),
                            InstanceMethod<&ModelWrap::Dispose>("dispose"),
                        });
 }
@@ -204,6 +207,20 @@ Napi::Value ModelWrap::CreateSession(const Napi::CallbackInfo &info) {
     const llm_status s = llm_context_new(m, &params, &ctx);
     if (s != LLM_OK) ThrowLast(env, s);
     return SessionWrap::NewInstance(env, std::make_shared<ContextHandle>(handle_, ctx));
+}
+
+// embed(ids: Int32Array, pooling: number, normalize: boolean, threads: number)
+//   -> Promise<Float32Array> (embed_worker.h)
+Napi::Value ModelWrap::Embed(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    Get(env);
+    return EmbedAsync(env, handle_, TokensArg(info, 0), Int32Arg(info, 1), BoolArg(info, 2) ? 1 : 0,
+                      Int32Arg(info, 3));
+}
+
+// defaultPooling(): the LLM_POOLING_* the model asks for.
+Napi::Value ModelWrap::DefaultPooling(const Napi::CallbackInfo &info) {
+    return Napi::Number::New(info.Env(), llm_model_default_pooling(Get(info.Env())));
 }
 
 void ModelWrap::Dispose(const Napi::CallbackInfo &) {

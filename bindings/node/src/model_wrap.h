@@ -29,6 +29,8 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Value Metadata(const Napi::CallbackInfo &info);
     Napi::Value Meta(const Napi::CallbackInfo &info);
     Napi::Value CreateSession(const Napi::CallbackInfo &info);
+    Napi::Value Embed(const Napi::CallbackInfo &info);
+    Napi::Value DefaultPooling(const Napi::CallbackInfo &info);
     void Dispose(const Napi::CallbackInfo &info);
 
     std::shared_ptr<ModelHandle> handle_; // empty once disposed
