@@ -61,6 +61,9 @@ LLM_FROZEN(llm_chat_message_size, sizeof(llm_chat_message) == 16); /* used in ar
 LLM_FIELD(llm_context_params, n_ctx, 4);
 LLM_FIELD(llm_context_params, n_threads, 8);
 LLM_FIELD(llm_context_params, kv_type, 12);
+LLM_FIELD(llm_context_params, embeddings, 16); /* since 1.4 */
+LLM_FROZEN(pooling, LLM_POOLING_DEFAULT == 0 && LLM_POOLING_NONE == 1 && LLM_POOLING_MEAN == 2 &&
+                        LLM_POOLING_LAST == 3 && LLM_POOLING_FIRST == 4);
 
 LLM_FIELD(llm_sampler_params, temperature, 4);
 LLM_FIELD(llm_sampler_params, top_p, 8);
