@@ -9,7 +9,13 @@
 #                            tokenizer (151936 x 256 embedding: only q4_k_m,
 #                            38 MB, to keep the folder small);
 #   qwen2-tiny-TYPE.gguf     shared/models/qwen2-tiny converted (HF folder):
-#                            bf16 (its own values) and q8_0.
+#                            bf16 (its own values) and q8_0;
+#   ARCH-tiny-TYPE.gguf      random Qwen3, Llama 3 (rope scaling) and Gemma 3
+#                            (5 of 6 layers windowed) models, peaked weights
+#                            and tok512: f32, f16, q8_0 and q4_k_m; with
+#   ARCH-tiny-hf/            the same weights as an f32 Hugging Face folder
+#                            (no tokenizer: tests/internal/test_gguf_oracle_hf.cpp
+#                            loads the weights alone).
 foreach(var MAKE_MODEL OUT_DIR SHARED_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "gguf models: ${var} is not set")
@@ -42,5 +48,18 @@ make_model(tiny256-q4_k_m.gguf --shape tiny256 --peaked --tokenizer-from ${model
 foreach(type bf16 q8_0)
   make_model(qwen2-tiny-${type}.gguf --from ${models}/qwen2-tiny --gguf-type ${type}
              --name qwen2-tiny)
+endforeach()
+foreach(arch qwen3 llama3 gemma3)
+  foreach(type f32 f16 q8_0 q4_k_m)
+    make_model(${arch}-tiny-${type}.gguf --shape ${arch}-tiny --peaked -z ${models}/tok512.bin
+               --gguf-type ${type})
+  endforeach()
+  execute_process(
+    COMMAND ${MAKE_MODEL} --shape ${arch}-tiny --peaked --dtype f32 --out ${OUT_DIR}/${arch}-tiny-hf
+    RESULT_VARIABLE rc
+    ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gguf models: llm-make-model failed for ${arch}-tiny-hf (${rc}): ${err}")
+  endif()
 endforeach()
 # cmake-format: on
