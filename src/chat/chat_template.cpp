@@ -1,5 +1,8 @@
 #include "chat/chat_template.h"
 
+#include <algorithm>
+
+#include "chat/jinja.h"
 #include "common/error.h"
 #include "tokenizer/tokenizer.h"
 
@@ -7,6 +10,15 @@ namespace llm {
 
 std::string format_chat(const Model &model, const std::vector<ChatMessage> &messages,
                         bool add_assistant) {
+    if (!model.chat_template.empty()) {
+        nlohmann::ordered_json context = {{"messages", nlohmann::ordered_json::array()},
+                                          {"add_generation_prompt", add_assistant}};
+        for (const ChatMessage &m : messages) {
+            if (m.role.empty()) fail(LLM_ERR_INVALID_ARGUMENT, "chat message with an empty role");
+            context["messages"].push_back({{"role", m.role}, {"content", m.content}});
+        }
+        return apply_chat_template(model, std::move(context));
+    }
     const Tokenizer &tok = *model.tokenizer;
     if (tok.find_special("<|im_start|>") < 0 || tok.find_special("<|im_end|>") < 0)
         fail(LLM_ERR_UNSUPPORTED, "this model has no chat template (no <|im_start|> token)");
@@ -70,6 +82,38 @@ std::string chat_default_system(const std::string &jinja_template) {
         if (!text.empty()) return text;
     }
     return "";
+}
+
+void set_model_chat_template(Model &model, std::string jinja_template, std::string bos_token,
+                             std::string eos_token) {
+    model.chat_default_system = chat_default_system(jinja_template);
+    for (const char *marker :
+         {"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<end_of_turn>", "<|end|>"}) {
+        if (jinja_template.find(marker) == std::string::npos || !model.tokenizer) continue;
+        const int32_t id = model.tokenizer->find_special(marker);
+        if (id >= 0 && id < model.config.vocab_size &&
+            std::find(model.eog_tokens.begin(), model.eog_tokens.end(), id) ==
+                model.eog_tokens.end())
+            model.eog_tokens.push_back(id);
+    }
+    model.chat_template = std::move(jinja_template);
+    model.chat_bos_token = std::move(bos_token);
+    model.chat_eos_token = std::move(eos_token);
+}
+
+std::string apply_chat_template(const Model &model, nlohmann::ordered_json context,
+                                const std::string &template_override) {
+    const std::string &tmpl = template_override.empty() ? model.chat_template : template_override;
+    if (tmpl.empty())
+        fail(LLM_ERR_UNSUPPORTED,
+             "this model has no chat template (give one as template_override)");
+    if (!context.is_object())
+        fail(LLM_ERR_INVALID_ARGUMENT, "chat: the template variables must be a JSON object");
+    if (!context.contains("bos_token") && !model.chat_bos_token.empty())
+        context["bos_token"] = model.chat_bos_token;
+    if (!context.contains("eos_token") && !model.chat_eos_token.empty())
+        context["eos_token"] = model.chat_eos_token;
+    return render_chat_template(tmpl, context);
 }
 
 } // namespace llm

@@ -10,9 +10,8 @@
 
 namespace llm::jinja {
 
-// The status of every template error (one place: LLM_ERR_TEMPLATE once llm.h
-// has it).
-constexpr llm_status kTemplateError = LLM_ERR_FORMAT;
+// The status of every template error.
+constexpr llm_status kTemplateError = LLM_ERR_TEMPLATE;
 
 // Throws kTemplateError "chat template: line N: <parts>" (no line when 0).
 template <typename... Parts> [[noreturn]] void fail_at(int line, const Parts &...parts) {

@@ -429,8 +429,10 @@ std::unique_ptr<Model> load_gguf_weights(const std::string &path, const LoadOpti
     for (const auto &[key, value] : f.kvs)
         if (value.type != GgufType::ARRAY) model->metadata[key] = value_string(value);
     if (const GgufValue *t = f.find("tokenizer.chat_template"))
-        if (t->type == GgufType::STRING)
+        if (t->type == GgufType::STRING) {
+            model->chat_template = t->string_value;
             model->chat_default_system = chat_default_system(t->string_value);
+        }
     validate_weights(*model);
     return model;
 }
@@ -443,6 +445,11 @@ std::unique_ptr<Model> load_gguf(const std::string &path, const LoadOptions &opt
              ": no tokenizer (the keys tokenizer.ggml.model and tokenizer.ggml.tokens are "
              "required)");
     model->tokenizer = make_gguf_tokenizer(vocab);
+    auto token_text = [&](int32_t id) {
+        return id >= 0 && static_cast<size_t>(id) < vocab.tokens.size() ? vocab.tokens[id] : "";
+    };
+    set_model_chat_template(*model, std::move(model->chat_template), token_text(vocab.bos),
+                            token_text(vocab.eos));
     validate_model(*model);
     return model;
 }

@@ -174,11 +174,20 @@ std::vector<int32_t> eog_ids(const std::string &folder, const HfConfig &hc) {
     return ids;
 }
 
+// A special token named in tokenizer_config.json: a string or an AddedToken
+// object's content; "" if absent or null.
+std::string special_token_of(const Json &config, const char *key) {
+    if (!config.is_object() || !config.contains(key)) return "";
+    const Json &v = config[key];
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_object() && v.contains("content") && v["content"].is_string())
+        return v["content"].get<std::string>();
+    return "";
+}
+
 // tokenizer_config.json's chat_template: a string, or a list of named
 // templates of which "default" is the one transformers uses.
-std::string chat_template_of(const std::string &tokenizer_config_path) {
-    Json j =
-        parse_json(read_text_file(tokenizer_config_path, kMaxConfigBytes), tokenizer_config_path);
+std::string chat_template_of(const Json &j) {
     if (!j.is_object() || !j.contains("chat_template")) return "";
     const Json &t = j["chat_template"];
     if (t.is_string()) return t.get<std::string>();
@@ -225,8 +234,18 @@ std::unique_ptr<Model> load_hf_folder(const std::string &path, const LoadOptions
         load_hf_tokenizer(path_join(folder, "tokenizer.json"), has_tok_config ? tok_config : "");
     if (model->eog_tokens.empty() && model->tokenizer->eos() >= 0)
         model->eog_tokens.push_back(model->tokenizer->eos());
+    // The chat template: chat_template.jinja, as transformers prefers it, else
+    // tokenizer_config.json's.
+    Json tok_json;
     if (has_tok_config)
-        model->chat_default_system = chat_default_system(chat_template_of(tok_config));
+        tok_json = parse_json(read_text_file(tok_config, kMaxConfigBytes), tok_config);
+    const std::string jinja_file = path_join(folder, "chat_template.jinja");
+    std::string chat_template = path_exists(jinja_file)
+                                    ? read_text_file(jinja_file, kMaxConfigBytes)
+                                    : chat_template_of(tok_json);
+    set_model_chat_template(*model, std::move(chat_template),
+                            special_token_of(tok_json, "bos_token"),
+                            special_token_of(tok_json, "eos_token"));
     validate_model(*model);
     return model;
 }

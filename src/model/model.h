@@ -120,6 +120,10 @@ struct Model {
     // The system prompt the model's chat template inserts when a chat has
     // none (Qwen2/2.5: "You are ... a helpful assistant."), or "".
     std::string chat_default_system;
+    // The model's own Jinja chat template ("" if it has none) and the
+    // bos_token / eos_token texts it is rendered with ("" = not defined).
+    std::string chat_template;
+    std::string chat_bos_token, chat_eos_token;
     std::string format; // "llama2c", "safetensors" or "gguf"
     // The file's metadata as strings, for llm_model_meta: GGUF's key-value
     // pairs (numbers and booleans written out, arrays left out), or "" keys
