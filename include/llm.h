@@ -333,6 +333,52 @@ LLM_API llm_status llm_chat_format(const llm_model *model, const llm_chat_messag
                                    size_t n_messages, int32_t add_assistant, char *buf, size_t cap,
                                    size_t *n_out);
 
+/* Since 1.4: chat templates from the model itself. llm_chat_format above
+ * renders the model's own Jinja template (tokenizer_config.json's
+ * chat_template or chat_template.jinja, GGUF tokenizer.chat_template) and
+ * falls back to ChatML only for models without one. */
+typedef struct llm_chat_params {
+    uint32_t struct_size;
+    /* Jinja template used instead of the model's (NULL or "": the model's). */
+    const char *template_override;
+    /* JSON array of tool definitions given to the template as `tools`
+     * (NULL: none). */
+    const char *tools_json;
+    /* JSON object of extra template variables, e.g. {"enable_thinking":false}
+     * (NULL: none). */
+    const char *extra_vars_json;
+    /* Non-zero: end with the opening of an assistant turn. Default 1. */
+    int32_t add_generation_prompt;
+} llm_chat_params;
+
+LLM_API llm_chat_params llm_chat_default_params(void);
+
+/* Render a conversation with the model's chat template. messages_json is a
+ * JSON array of messages as transformers takes them: {"role", "content"} with
+ * content a string or a list of parts, plus e.g. tool_calls or
+ * reasoning_content. params may be NULL (defaults). Tokenize the prompt
+ * with LLM_TOKENIZE_PARSE_SPECIAL. Errors: INVALID_ARGUMENT for bad JSON,
+ * TEMPLATE when the template fails to parse or raises (the message names the
+ * line), UNSUPPORTED when the model has no template and none is given. */
+LLM_API llm_status llm_chat_apply(const llm_model *model, const char *messages_json,
+                                  const llm_chat_params *params, char *buf, size_t cap,
+                                  size_t *n_out);
+
+/* The model's Jinja chat template (0 bytes if it has none). */
+LLM_API llm_status llm_model_chat_template(const llm_model *model, char *buf, size_t cap,
+                                           size_t *n_out);
+
+/* Split a generated assistant answer into JSON
+ * {"content": "...", "reasoning_content": "...", "tool_calls": [{"name": "...",
+ * "arguments": {...}}]}: a <think>...</think> block (Qwen3, DeepSeek-R1)
+ * becomes reasoning_content, <tool_call>{json}</tool_call> blocks
+ * (Qwen, Hermes) and a Llama 3.1 {"name": ..., "parameters": ...} answer
+ * become tool_calls. An unterminated <think> is all reasoning; an
+ * unterminated or malformed tool call stays in content. model may be
+ * NULL. */
+LLM_API llm_status llm_chat_parse(const llm_model *model, const char *text, size_t len,
+                                  char *json_buf, size_t cap, size_t *n_out);
+
 /* ---- context -------------------------------------------------------------- */
 typedef struct llm_context llm_context;
 
