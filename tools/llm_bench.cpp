@@ -450,20 +450,28 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
             std::make_unique<llm::Transformer>(model, n_ctx, i == 0 ? o.threads : 1, kv));
     const size_t vocab = static_cast<size_t>(c.vocab_size);
     std::vector<std::vector<float>> logits(static_cast<size_t>(n), std::vector<float>(vocab));
+    // Tokens per second of wall time and of the process's CPU time: on a
+    // machine shared with other work the second says more about the step's
+    // cost (it counts the threads' memory stalls, not their waits for a core).
+    struct Speed {
+        double wall, cpu;
+    };
     auto decode_alone = [&](int gen) {
         seqs[0]->forward(prompt.data(), o.prompt, 0, logits[0].data(), nullptr);
+        const double cpu0 = cpu_seconds();
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < gen; ++i) {
             const int32_t token = llm::argmax(logits[0].data(), c.vocab_size);
             seqs[0]->forward(&token, 1, o.prompt + i, logits[0].data(), nullptr);
         }
-        return gen / seconds_since(t0);
+        return Speed{gen / seconds_since(t0), gen / (cpu_seconds() - cpu0)};
     };
     auto decode_together = [&](int gen) {
         for (int i = 0; i < n; ++i)
             seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
                                                   logits[static_cast<size_t>(i)].data(), nullptr);
         std::vector<llm::BatchSeq> step(static_cast<size_t>(n));
+        const double cpu0 = cpu_seconds();
         const auto t0 = std::chrono::steady_clock::now();
         for (int k = 0; k < gen; ++k) {
             for (int i = 0; i < n; ++i) {
@@ -476,27 +484,35 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
             }
             llm::BatchDecoder::decode(step.data(), n);
         }
-        return static_cast<double>(n) * gen / seconds_since(t0);
+        const double tokens = static_cast<double>(n) * gen;
+        return Speed{tokens / seconds_since(t0), tokens / (cpu_seconds() - cpu0)};
     };
     decode_alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
     decode_together(std::min(o.gen, 2));
-    std::vector<double> single, aggregate;
+    std::vector<double> single, aggregate, single_cpu, aggregate_cpu;
     for (int r = 0; r < o.repeat; ++r) {
-        single.push_back(decode_alone(o.gen));
-        aggregate.push_back(decode_together(o.gen));
+        const Speed a = decode_alone(o.gen), b = decode_together(o.gen);
+        single.push_back(a.wall);
+        single_cpu.push_back(a.cpu);
+        aggregate.push_back(b.wall);
+        aggregate_cpu.push_back(b.cpu);
     }
     const double one = median(single), all = median(aggregate);
     // Stepped together, every sequence advances one token per step.
     const double per_seq = all / n, ratio = all / (n * one);
+    const double cpu_ratio = median(aggregate_cpu) / (n * median(single_cpu));
     const char *simd = llm::simd_level_name(llm::kernel_table().level);
     if (o.json) {
         std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
                     "\"simd\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, "
                     "\"gen_tokens\": %d, \"repeat\": %d, \"decode_tok_s\": %.3f, "
                     "\"parallel\": %d, \"aggregate_decode_tok_s\": %.3f, "
-                    "\"per_sequence_decode_tok_s\": %.3f, \"aggregate_over_n_single\": %.3f}\n",
+                    "\"per_sequence_decode_tok_s\": %.3f, \"aggregate_over_n_single\": %.3f, "
+                    "\"decode_tok_per_cpu_s\": %.3f, \"aggregate_decode_tok_per_cpu_s\": %.3f, "
+                    "\"aggregate_over_n_single_cpu\": %.3f}\n",
                     name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
-                    o.prompt, o.gen, o.repeat, one, n, all, per_seq, ratio);
+                    o.prompt, o.gen, o.repeat, one, n, all, per_seq, ratio, median(single_cpu),
+                    median(aggregate_cpu), cpu_ratio);
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
@@ -507,6 +523,8 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
     std::printf("alone        %.2f tok/s (one sequence decoded by itself)\n", one);
     std::printf("parallel %-3d %.2f tok/s in all, %.2f tok/s per sequence (%.2f x %d x alone)\n", n,
                 all, per_seq, ratio, n);
+    std::printf("per CPU s    alone %.2f tok, parallel %.2f tok in all (%.2f x %d x alone)\n",
+                median(single_cpu), median(aggregate_cpu), cpu_ratio, n);
     return 0;
 }
 
