@@ -600,11 +600,11 @@ LLM_API llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const ll
 /* ---- batched decoding (since 1.4) ------------------------------------------ */
 /* One decoding step of several contexts on one model at once: context i gets
  * tokens[i] appended, as llm_forward with that one token, and its logits set.
- * The n tokens go through each layer together, so every weight is read once
- * per step for all of them instead of once per context: on a memory-bound
- * machine n contexts step in little more time than one. Each context keeps
- * its own cache, position and logits; the results equal llm_forward's up to
- * float rounding (the matrix products sum in another order).
+ * The n tokens go through each layer together: each weight is read from
+ * memory once per step for all of them instead of once per context, while
+ * the arithmetic per token stays that of a lone decode (the results are
+ * llm_forward's with the one token, bit for bit). Each context keeps its own
+ * cache, position and logits.
  * Compute runs on ctxs[0]'s threads, on the calling thread's behalf; none of
  * the contexts may be used by another call meanwhile.
  * Checked before any work: n > 0, no NULL context, all on one model (else
