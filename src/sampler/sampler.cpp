@@ -1,9 +1,12 @@
 #include "sampler/sampler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <unordered_set>
 
+#include "common/error.h"
 #include "kernels/kernels.h"
 
 namespace llm {
@@ -28,7 +31,75 @@ int32_t argmax(const float *x, int32_t n) {
 
 Sampler::Sampler(const SamplerConfig &config) : config_(config), rng_(config.seed) {}
 
+void Sampler::set_grammar(std::shared_ptr<const grammar::Grammar> g,
+                          std::shared_ptr<const grammar::TokenTrie> trie) {
+    matcher_.emplace(std::move(g));
+    trie_ = std::move(trie);
+    last_history_ = SIZE_MAX;
+}
+
+void Sampler::accept(int32_t token) {
+    if (!matcher_) return;
+    const grammar::TokenTrie &trie = *trie_;
+    if (token < 0 || token >= trie.n_vocab())
+        fail(LLM_ERR_GRAMMAR, "token ", token, " is outside the grammar's vocabulary");
+    if (trie.is_eog(token)) {
+        if (!matcher_->can_end())
+            fail(LLM_ERR_GRAMMAR, "end-of-generation token ", token,
+                 " where the grammar cannot end");
+        return;
+    }
+    const std::string &bytes = trie.bytes(token);
+    if (bytes.empty() || !matcher_->accept_bytes(bytes))
+        fail(LLM_ERR_GRAMMAR, "token ", token, " does not continue the grammar");
+}
+
 int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, size_t n_history) {
+    if (!matcher_) return sample_logits(logits, n, history, n_history);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (n != trie_->n_vocab())
+        fail(LLM_ERR_INVALID_ARGUMENT, "the grammar was set for a vocabulary of ", trie_->n_vocab(),
+             " tokens, the logits have ", n);
+    if (n_history == last_history_) matcher_->set_state(before_last_);
+    const size_t count = trie_->mask(*matcher_, matcher_->state(), allowed_);
+    if (count == 0)
+        fail(LLM_ERR_GRAMMAR, "no token can continue the grammar here",
+             matcher_->can_end() ? " (and the model has no end-of-generation token)" : "");
+    int32_t token = -1;
+    if (count == 1) {
+        token =
+            static_cast<int32_t>(std::find(allowed_.begin(), allowed_.end(), 1) - allowed_.begin());
+    } else {
+        masked_.assign(logits, logits + n);
+        const float ninf = -std::numeric_limits<float>::infinity();
+        for (int32_t i = 0; i < n; ++i)
+            if (!allowed_[static_cast<size_t>(i)]) masked_[static_cast<size_t>(i)] = ninf;
+        const auto t1 = std::chrono::steady_clock::now();
+        constraint_seconds_ += std::chrono::duration<double>(t1 - t0).count();
+        token = sample_logits(masked_.data(), n, history, n_history);
+        if (token < 0 || token >= n || !allowed_[static_cast<size_t>(token)]) {
+            // NaN logits or rounding: the best allowed token instead.
+            token = -1;
+            for (int32_t i = 0; i < n; ++i)
+                if (allowed_[static_cast<size_t>(i)] &&
+                    (token < 0 ||
+                     masked_[static_cast<size_t>(i)] > masked_[static_cast<size_t>(token)]))
+                    token = i;
+        }
+    }
+    const auto t2 = std::chrono::steady_clock::now();
+    grammar::MatchState before = matcher_->state();
+    accept(token);
+    before_last_ = std::move(before);
+    last_history_ = n_history;
+    constraint_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
+    if (count == 1) constraint_seconds_ += std::chrono::duration<double>(t2 - t0).count();
+    return token;
+}
+
+int32_t Sampler::sample_logits(const float *logits, int32_t n, const int32_t *history,
+                               size_t n_history) {
     const SamplerConfig &c = config_;
     const bool penalty = c.repeat_penalty != 1.0f && c.repeat_last_n != 0 && n_history > 0;
     if (c.temperature <= 0.0f && !penalty) return argmax(logits, n);

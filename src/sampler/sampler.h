@@ -6,7 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
+
+#include "grammar/grammar_matcher.h"
+#include "grammar/token_trie.h"
 
 namespace llm {
 
@@ -43,8 +48,30 @@ class Sampler {
     void reseed(uint64_t seed) { rng_.reseed(seed); }
     const SamplerConfig &config() const { return config_; }
 
-    // `history` is the context so far (for the repetition penalty).
+    // `history` is the context so far (for the repetition penalty). With a
+    // grammar set, tokens it refuses are out of the draw and the chosen one
+    // advances the grammar (LLM_ERR_GRAMMAR when no token can continue). A
+    // second call at the same history length re-draws that position: the
+    // grammar first goes back to before the previous pick (a token that
+    // was never fed, e.g. after a cancelled step).
     int32_t sample(const float *logits, int32_t n_vocab, const int32_t *history, size_t n_history);
+
+    // Constrains sampling to the grammar's sentences over the trie's tokens;
+    // end-of-generation tokens only where the grammar can end, and only
+    // those once nothing else can follow.
+    void set_grammar(std::shared_ptr<const grammar::Grammar> g,
+                     std::shared_ptr<const grammar::TokenTrie> trie);
+    // The trie stays (a later set_grammar may reuse it).
+    void clear_grammar() { matcher_.reset(); }
+    bool has_grammar() const { return matcher_.has_value(); }
+    const grammar::GrammarMatcher *matcher() const { return matcher_ ? &*matcher_ : nullptr; }
+    const grammar::TokenTrie *trie() const { return trie_.get(); }
+    std::shared_ptr<const grammar::TokenTrie> shared_trie() const { return trie_; }
+    // Advances the grammar by a token picked elsewhere (no-op without one);
+    // LLM_ERR_GRAMMAR if the grammar refuses it.
+    void accept(int32_t token);
+    // Seconds spent on grammar masks and advances since the sampler began.
+    double constraint_seconds() const { return constraint_seconds_; }
 
     struct Candidate {
         float p;
@@ -52,6 +79,8 @@ class Sampler {
     };
 
   private:
+    int32_t sample_logits(const float *logits, int32_t n, const int32_t *history, size_t n_history);
+
     // Puts the best m - sorted of candidates_[sorted ..) in order at
     // [sorted, m); [0, sorted) is already the best, in order.
     void sort_prefix(size_t sorted, size_t m);
@@ -60,6 +89,14 @@ class Sampler {
     Rng rng_;
     std::vector<float> probs_;
     std::vector<Candidate> candidates_;
+
+    std::shared_ptr<const grammar::TokenTrie> trie_;
+    std::optional<grammar::GrammarMatcher> matcher_;
+    size_t last_history_ = SIZE_MAX;  // n_history of the last grammar pick
+    grammar::MatchState before_last_; // the grammar before that pick
+    std::vector<uint8_t> allowed_;
+    std::vector<float> masked_;
+    double constraint_seconds_ = 0.0;
 };
 
 // Index of the largest value (the first one on ties); some index in range
