@@ -333,6 +333,52 @@ LLM_API llm_status llm_chat_format(const llm_model *model, const llm_chat_messag
                                    size_t n_messages, int32_t add_assistant, char *buf, size_t cap,
                                    size_t *n_out);
 
+/* Since 1.4: chat templates from the model itself. llm_chat_format above
+ * renders the model's own Jinja template (tokenizer_config.json's
+ * chat_template or chat_template.jinja, GGUF tokenizer.chat_template) and
+ * falls back to ChatML only for models without one. */
+typedef struct llm_chat_params {
+    uint32_t struct_size;
+    /* Jinja template used instead of the model's (NULL or "": the model's). */
+    const char *template_override;
+    /* JSON array of tool definitions given to the template as `tools`
+     * (NULL: none). */
+    const char *tools_json;
+    /* JSON object of extra template variables, e.g. {"enable_thinking":false}
+     * (NULL: none). */
+    const char *extra_vars_json;
+    /* Non-zero: end with the opening of an assistant turn. Default 1. */
+    int32_t add_generation_prompt;
+} llm_chat_params;
+
+LLM_API llm_chat_params llm_chat_default_params(void);
+
+/* Render a conversation with the model's chat template. messages_json is a
+ * JSON array of messages as transformers takes them: {"role", "content"} with
+ * content a string or a list of parts, plus e.g. tool_calls or
+ * reasoning_content. params may be NULL (defaults). Tokenize the prompt
+ * with LLM_TOKENIZE_PARSE_SPECIAL. Errors: INVALID_ARGUMENT for bad JSON,
+ * TEMPLATE when the template fails to parse or raises (the message names the
+ * line), UNSUPPORTED when the model has no template and none is given. */
+LLM_API llm_status llm_chat_apply(const llm_model *model, const char *messages_json,
+                                  const llm_chat_params *params, char *buf, size_t cap,
+                                  size_t *n_out);
+
+/* The model's Jinja chat template (0 bytes if it has none). */
+LLM_API llm_status llm_model_chat_template(const llm_model *model, char *buf, size_t cap,
+                                           size_t *n_out);
+
+/* Split a generated assistant answer into JSON
+ * {"content": "...", "reasoning_content": "...", "tool_calls": [{"name": "...",
+ * "arguments": {...}}]}: a <think>...</think> block (Qwen3, DeepSeek-R1)
+ * becomes reasoning_content, <tool_call>{json}</tool_call> blocks
+ * (Qwen, Hermes) and a Llama 3.1 {"name": ..., "parameters": ...} answer
+ * become tool_calls. An unterminated <think> is all reasoning; an
+ * unterminated or malformed tool call stays in content. model may be
+ * NULL. */
+LLM_API llm_status llm_chat_parse(const llm_model *model, const char *text, size_t len,
+                                  char *json_buf, size_t cap, size_t *n_out);
+
 /* ---- context -------------------------------------------------------------- */
 typedef struct llm_context llm_context;
 
@@ -523,9 +569,10 @@ LLM_API llm_status llm_sample(llm_sampler *sampler, const llm_context *ctx, llm_
  * that position: the grammar steps back first. Reuse a sampler for a new
  * generation only after setting the grammar again (it restarts it) or
  * clearing it. `model` is the model whose tokens will be sampled (the
- * sampler keeps its own copy of the token texts). Errors: GRAMMAR with "line:col: what was expected" for a bad
- * grammar (undefined rule, no root rule, left recursion, limits); llm_sample
- * returns GRAMMAR if no token can continue the sentence. */
+ * sampler keeps its own copy of the token texts). Errors: GRAMMAR with
+ * "line:col: what was expected" for a bad grammar (undefined rule, no root
+ * rule, left recursion, limits); llm_sample returns GRAMMAR if no token can
+ * continue the sentence. */
 
 /* gbnf: llama.cpp's GBNF notation (rules `name ::= ...`, | ( ) ? * + {m,n},
  * "strings", [classes], [^negated], ., # comments). root_rule: the start
@@ -583,11 +630,11 @@ LLM_API llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const ll
 /* ---- batched decoding (since 1.4) ------------------------------------------ */
 /* One decoding step of several contexts on one model at once: context i gets
  * tokens[i] appended, as llm_forward with that one token, and its logits set.
- * The n tokens go through each layer together, so every weight is read once
- * per step for all of them instead of once per context: on a memory-bound
- * machine n contexts step in little more time than one. Each context keeps
- * its own cache, position and logits; the results equal llm_forward's up to
- * float rounding (the matrix products sum in another order).
+ * The n tokens go through each layer together: each weight is read from
+ * memory once per step for all of them instead of once per context, while
+ * the arithmetic per token stays that of a lone decode (the results are
+ * llm_forward's with the one token, bit for bit). Each context keeps its own
+ * cache, position and logits.
  * Compute runs on ctxs[0]'s threads, on the calling thread's behalf; none of
  * the contexts may be used by another call meanwhile.
  * Checked before any work: n > 0, no NULL context, all on one model (else
