@@ -19,7 +19,8 @@ root=$(cd "$here/../.." && pwd)
 build=${LLM_FUZZ_BUILD:-$root/build-fuzz}
 shared=$(cd "${LLM_SHARED_DIR:-$root/../shared}" && pwd)
 all_targets=(fuzz_llama2c_model fuzz_llama2c_tokenizer fuzz_hf_model fuzz_hf_tokenizer
-  fuzz_tokenize fuzz_detokenize fuzz_chat fuzz_gguf fuzz_jinja fuzz_json_schema fuzz_state)
+  fuzz_tokenize fuzz_detokenize fuzz_chat fuzz_gguf fuzz_jinja fuzz_json_schema fuzz_state
+  fuzz_grammar)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 
