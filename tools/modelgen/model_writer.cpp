@@ -179,6 +179,10 @@ std::string hf_config_json(const ModelSpec &spec, DType dtype) {
     j["rms_norm_eps"] = short_decimal(c.norm_eps);
     j["rope_scaling"] = nullptr;
     const Llama3RopeScaling &r = spec.llama3_rope;
+    // A loaded model keeps only the divisors, which config.json cannot say.
+    if (r.factor <= 0 && !c.rope_freq_divisors.empty())
+        fail(LLM_ERR_UNSUPPORTED, "the model's RoPE frequency divisors (Llama 3's rope scaling) "
+                                  "have no config.json form without rope_scaling's fields");
     if (r.factor > 0)
         j["rope_scaling"] = {{"rope_type", "llama3"},
                              {"factor", r.factor},
