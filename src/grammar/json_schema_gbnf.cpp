@@ -597,6 +597,13 @@ class Converter {
         std::vector<std::string> kvs;
         std::vector<bool> needed;
         for (const auto &p : props.items()) {
+            // false: the property must be absent.
+            if (p.value().is_boolean() && !p.value().get<bool>()) {
+                if (required.count(p.key()))
+                    bad(ptr + "/properties/" + pointer_token(p.key()),
+                        "a required property with the schema false");
+                continue;
+            }
             const Expr v = visit(p.value(), ptr + "/properties/" + pointer_token(p.key()),
                                  depth + 1, nullptr, hint + "-" + p.key());
             kvs.push_back(literal(compact_json(OJson(p.key())) + ":") + " " +
@@ -604,6 +611,7 @@ class Converter {
             needed.push_back(required.count(p.key()) != 0);
         }
         const size_t n = kvs.size();
+        if (n == 0) return {literal("{}"), true};
         if (required.size() == n) {
             std::string text = "\"{\"";
             for (size_t i = 0; i < n; ++i)

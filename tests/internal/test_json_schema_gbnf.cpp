@@ -3,7 +3,15 @@
 // GBNF parser and matcher) which JSON texts the grammars accept.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "grammar/json_schema_gbnf.h"
@@ -76,6 +84,12 @@ TEST_CASE("json schema: objects keep the property order, optional ones may be le
                                  "\"\\\"r\\\":\" \"3\" )?\n"));
     CHECK(json_schema_to_gbnf(R"({"type": "object", "additionalProperties": false})") ==
           "root ::= \"{}\"\n");
+    // A property whose schema is false must be absent.
+    CHECK(json_schema_to_gbnf(R"({"properties": {"a": false, "b": {"const": 1}}})") ==
+          "root ::= \"{\" ( \"\\\"b\\\":\" \"1\" )? \"}\"\n");
+    CHECK(json_schema_to_gbnf(R"({"properties": {"a": false}})") == "root ::= \"{}\"\n");
+    CHECK(contains(error_of(R"({"properties": {"a": false}, "required": ["a"]})"),
+                   "required property with the schema false at #/properties/a"));
     // Property names are JSON-escaped, then GBNF-escaped.
     CHECK(contains(json_schema_to_gbnf(
                        R"({"properties": {"q\"\\é": {"type": "null"}}, "required": ["q\"\\é"]})"),
@@ -202,20 +216,21 @@ TEST_CASE("json schema: the grammars accept valid instances and refuse invalid o
     CHECK(accepts(person, R"({"name":"Ann","tags":[]})"));
     CHECK(accepts(person, R"({"name":"Ünï😀\n\u00e9","age":150,"email":null,"tags":["b","a"]})"));
     CHECK(accepts(person, R"({"name":"x","email":"e","tags":["a"]})"));
-    CHECK_FALSE(accepts(person, R"({"tags":[],"name":"Ann"})"));          // order
-    CHECK_FALSE(accepts(person, R"({"name":"Ann"})"));                    // required
-    CHECK_FALSE(accepts(person, R"({"name":"","tags":[]})"));             // minLength
-    CHECK_FALSE(accepts(person, R"({"name":"123456789","tags":[]})"));    // maxLength
-    CHECK_FALSE(accepts(person, R"({"name":"A","age":151,"tags":[]})"));  // maximum
-    CHECK_FALSE(accepts(person, R"({"name":"A","age":-1,"tags":[]})"));   // minimum
-    CHECK_FALSE(accepts(person, R"({"name":"A","age":07,"tags":[]})"));   // leading zero
-    CHECK_FALSE(accepts(person, R"({"name":"A","tags":["a","b","a"]})")); // maxItems
-    CHECK_FALSE(accepts(person, R"({"name":"A","tags":["c"]})"));         // enum
-    CHECK_FALSE(accepts(person, R"({"name":"A","tags":[],"x":1})"));      // extra property
-    CHECK_FALSE(accepts(person, R"({"name": "A","tags":[]})"));           // whitespace
-    CHECK_FALSE(accepts(person, "{\"name\":\"a\tb\",\"tags\":[]}"));      // control character
-    CHECK_FALSE(accepts(person, R"({"name":"\ud800","tags":[]})"));       // surrogate escape
-    CHECK_FALSE(accepts(person, R"({"name":"A","tags":[])"));             // unterminated
+    CHECK_FALSE(accepts(person, R"({"tags":[],"name":"Ann"})"));             // order
+    CHECK_FALSE(accepts(person, R"({"name":"Ann"})"));                       // required
+    CHECK_FALSE(accepts(person, R"({"name":"","tags":[]})"));                // minLength
+    CHECK_FALSE(accepts(person, R"({"name":"123456789","tags":[]})"));       // maxLength
+    CHECK_FALSE(accepts(person, R"({"name":"A","age":151,"tags":[]})"));     // maximum
+    CHECK_FALSE(accepts(person, R"({"name":"A","age":-1,"tags":[]})"));      // minimum
+    CHECK_FALSE(accepts(person, R"({"name":"A","age":07,"tags":[]})"));      // leading zero
+    CHECK_FALSE(accepts(person, R"({"name":"A","tags":["a","b","a"]})"));    // maxItems
+    CHECK_FALSE(accepts(person, R"({"name":"A","tags":["c"]})"));            // enum
+    CHECK_FALSE(accepts(person, R"({"name":"A","tags":[],"x":1})"));         // extra property
+    CHECK_FALSE(accepts(person, R"({"name": "A","tags":[]})"));              // whitespace
+    CHECK_FALSE(accepts(person, "{\"name\":\"a\tb\",\"tags\":[]}"));         // control character
+    CHECK_FALSE(accepts(person, R"({"name":"\ud800","tags":[]})"));          // surrogate escape
+    CHECK_FALSE(accepts(person, "{\"name\":\"\xed\xa0\x80\",\"tags\":[]}")); // raw surrogate
+    CHECK_FALSE(accepts(person, R"({"name":"A","tags":[])"));                // unterminated
 
     const std::string numbers = R"({"type": "array", "items": {"type": "number"}})";
     CHECK(accepts(numbers, "[0,-1,3.25,1e5,-2.5E-07,6.02e+23]"));
@@ -249,5 +264,69 @@ TEST_CASE("json schema: the grammars accept valid instances and refuse invalid o
     for (int v : {-1235, -2000, 98766, 99999, 100000})
         CHECK_FALSE(accepts(range, std::to_string(v)));
     CHECK_FALSE(accepts(range, "-0"));
+}
+
+// Random walks through the matcher for each corpus schema of
+// tests/structured_oracle, written as gen_structured writes model outputs,
+// for check_structured.js to validate with ajv (CTest structured_oracle.walk,
+// which sets the two variables). Each step takes a random byte the grammar
+// allows, a closing byte more often, so that walks end; a walk ends where
+// the JSON may end with probability 1/4, and must when nothing can follow.
+TEST_CASE("json schema: random walks through the corpus grammars", "[.][structured_walk]") {
+    const char *corpus = std::getenv("LLM_STRUCTURED_CORPUS");
+    const char *out_path = std::getenv("LLM_STRUCTURED_WALK_OUT");
+    REQUIRE(corpus);
+    REQUIRE(out_path);
+    std::vector<std::filesystem::path> files;
+    for (const auto &entry : std::filesystem::directory_iterator(corpus))
+        if (entry.path().extension() == ".json") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() >= 20);
+    std::ofstream out(out_path, std::ios::binary);
+    REQUIRE(out);
+    for (const auto &file : files) {
+        std::ifstream in(file, std::ios::binary);
+        std::stringstream schema;
+        schema << in.rdbuf();
+        auto grammar = llm::grammar::parse_gbnf(json_schema_to_gbnf(schema.str()));
+        for (int seed = 1; seed <= 40; ++seed) {
+            std::mt19937 rng(static_cast<unsigned>(seed));
+            llm::grammar::GrammarMatcher m(grammar);
+            std::string text;
+            bool ended = false;
+            while (text.size() < 4000) {
+                if (m.can_end() && (!m.can_continue() || rng() % 4 == 0)) {
+                    ended = true;
+                    break;
+                }
+                std::vector<uint8_t> allowed;
+                for (int b = 0; b < 256; ++b) {
+                    llm::grammar::MatchState next;
+                    if (m.advance(m.state(), static_cast<uint8_t>(b), next))
+                        allowed.push_back(static_cast<uint8_t>(b));
+                }
+                if (allowed.empty()) break; // a dead end: reported as not ended
+                uint8_t b = allowed[rng() % allowed.size()];
+                if (rng() % 3 == 0)
+                    for (uint8_t c : allowed)
+                        if (c == '"' || c == '}' || c == ']' || c == ',') {
+                            b = c;
+                            break;
+                        }
+                REQUIRE(m.accept_byte(b));
+                text += static_cast<char>(b);
+            }
+            out << "{\"schema\": \"" << file.filename().string() << "\", \"seed\": " << seed
+                << ", \"terminated\": " << (ended ? "true" : "false")
+                << ", \"tokens\": " << text.size() << ", \"output_hex\": \"";
+            for (unsigned char c : text) {
+                char hex[3];
+                std::snprintf(hex, sizeof hex, "%02x", c);
+                out << hex;
+            }
+            out << "\"}\n";
+        }
+    }
+    REQUIRE(out.good());
 }
 #endif
