@@ -165,8 +165,19 @@ ModelFingerprint model_fingerprint(const Model &model) {
     fp.weight_type =
         model.weights.layers.empty() ? -1 : static_cast<int32_t>(model.weights.layers[0].wq.type);
     fp.embedding_type = static_cast<int32_t>(model.weights.token_embedding.type);
-    fp.weights_hash = hash_ends(model.weights.classifier,
-                                hash_ends(model.weights.token_embedding, kChecksumSeed));
+    // The KV rows depend on more than the ends of the model: a layer's key
+    // and value weights (a checkpoint converted to another RoPE layout has
+    // its key rows permuted) and how RoPE turns them.
+    uint64_t h = hash_ends(model.weights.classifier,
+                           hash_ends(model.weights.token_embedding, kChecksumSeed));
+    if (!model.weights.layers.empty()) {
+        h = hash_ends(model.weights.layers.front().wk, h);
+        h = hash_ends(model.weights.layers.back().wv, h);
+    }
+    uint32_t theta_bits;
+    std::memcpy(&theta_bits, &c.rope_theta, 4);
+    h = mix(h ^ (static_cast<uint64_t>(c.rope_style) << 32 | theta_bits));
+    fp.weights_hash = h;
     return fp;
 }
 
@@ -186,7 +197,7 @@ std::string fingerprint_difference(const ModelFingerprint &here, const ModelFing
     field("weight type", here.weight_type, saved.weight_type);
     field("embedding type", here.embedding_type, saved.embedding_type);
     if (os.tellp() == 0 && here.weights_hash != saved.weights_hash)
-        os << "same shape, but other weights (their hash differs)";
+        os << "same shape, but other weights or RoPE settings (their hash differs)";
     return os.str();
 }
 

@@ -25,8 +25,9 @@
 namespace llm {
 
 // What identifies a model for a saved state: its shape, weight types and a
-// hash of a few KB at both ends of the embedding and output matrices (cheap,
-// and different for any two real checkpoints).
+// hash of a few KB at both ends of the embedding, output, first key and last
+// value matrices plus the RoPE settings (cheap, and different for any two
+// real checkpoints).
 struct ModelFingerprint {
     std::string arch;
     int32_t n_layers = 0, n_kv_heads = 0, head_dim = 0, vocab_size = 0, dim = 0;

@@ -231,7 +231,13 @@ TEST_CASE("state: a state from another model is refused", "[state]") {
     CHECK(llm_context_state_load(c8.get(), state.data(), state.size()) == LLM_ERR_STATE_MISMATCH);
     CHECK_THAT(std::string(llm_last_error()), Catch::Contains("weight type"));
 
-    // The same weights from a second load (or another file format) are not.
+    // The same checkpoint converted to Hugging Face's layout: its key rows
+    // are permuted for the other RoPE pairing, so its KV cache differs.
+    auto hf = load_model(shared_path("models/stories260K-hf"));
+    auto chf = new_context(hf.get(), 32);
+    CHECK(llm_context_state_load(chf.get(), state.data(), state.size()) == LLM_ERR_STATE_MISMATCH);
+
+    // The same weights from a second load are not.
     auto again = load_stories260k();
     auto c2 = new_context(again.get(), 32);
     CHECK(llm_context_state_load(c2.get(), state.data(), state.size()) == LLM_OK);
