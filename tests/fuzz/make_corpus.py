@@ -503,6 +503,18 @@ def chat_seeds():
             out("fuzz_chat", "chat%d-%d" % (i, add), bytes([add]) + MARKER.join(parts))
 
 
+def state_seeds():
+    # Mode 0 takes the bytes as they are; modes 1 and 2 edit a real state
+    # (fuzz_state.cpp): u16 cut length, then (u16 offset, u8 xor) triples.
+    out("fuzz_state", "raw", b"\x00LLMSTATE\x01\x00\x00\x00")
+    for mode in (1, 2):
+        for ctx in range(3):
+            edits = b"".join(struct.pack("<HB", rng.randrange(4096), rng.randrange(1, 256))
+                             for _ in range(ctx))
+            seed = bytes([mode | ctx << 2]) + b"\xff\xff" + edits
+            out("fuzz_state", "edit%d-%d" % (mode, ctx), seed)
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -517,3 +529,4 @@ if __name__ == "__main__":
     detokenize_seeds()
     chat_seeds()
     gguf_models()
+    state_seeds()
