@@ -2,6 +2,7 @@
 // constrains what a sampler may pick.
 #include "capi/capi_internal.h"
 #include "grammar/gbnf_parser.h"
+#include "grammar/json_schema_gbnf.h"
 #include "grammar/token_trie.h"
 
 using namespace llm::capi;
@@ -50,7 +51,8 @@ llm_status llm_sampler_set_json_schema(llm_sampler *sampler, const llm_model *mo
     if (!sampler || !model || !schema_json)
         return invalid("llm_sampler_set_json_schema: sampler, model and schema_json must not be "
                        "NULL");
-    return set_error(LLM_ERR_UNSUPPORTED, "llm_sampler_set_json_schema: not available yet");
+    return guarded(
+        [&] { return set_gbnf(sampler, model, llm::json_schema_to_gbnf(schema_json), "root"); });
 }
 
 llm_status llm_sampler_clear_grammar(llm_sampler *sampler) {

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "grammar/gbnf_parser.h"
 #include "grammar/grammar_matcher.h"
+#include "grammar/json_schema_gbnf.h"
 #include "grammar/token_trie.h"
 #include "llm.h"
 #include "sampler/sampler.h"
@@ -130,6 +131,7 @@ TEST_CASE("grammar generation: greedy, clearing and errors", "[grammar]") {
           LLM_ERR_INVALID_ARGUMENT);
     CHECK(llm_sampler_set_grammar(s, l.model, nullptr, nullptr) == LLM_ERR_INVALID_ARGUMENT);
     CHECK(llm_sampler_set_json_schema(s, l.model, nullptr) == LLM_ERR_INVALID_ARGUMENT);
+    CHECK(llm_sampler_set_json_schema(s, l.model, "{\"type\": ") == LLM_ERR_GRAMMAR);
     CHECK(llm_sampler_clear_grammar(nullptr) == LLM_ERR_INVALID_ARGUMENT);
 
     // Cleared: unconstrained greedy output, as without a grammar.
@@ -181,4 +183,29 @@ TEST_CASE("grammar sampler: masks, end of generation and re-draws", "[grammar]")
     CHECK_THROWS_AS(s.sample(logits.data(), 5, history.data(), 0), llm::Error);
     s.clear_grammar();
     CHECK(s.sample(logits.data(), 5, history.data(), 0) == 4);
+}
+
+TEST_CASE("grammar generation: JSON Schema outputs validate", "[grammar]") {
+    Loaded l;
+    const char *schema = R"({"type": "object", "properties": {
+        "name": {"type": "string", "maxLength": 6},
+        "ok": {"type": "boolean"},
+        "n": {"type": "integer", "minimum": 0, "maximum": 99}},
+        "required": ["name", "ok", "n"], "additionalProperties": false})";
+    auto g = parse_gbnf(llm::json_schema_to_gbnf(schema));
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        llm_sampler_params sp = llm_sampler_default_params();
+        sp.seed = seed;
+        llm_sampler *s = nullptr;
+        REQUIRE(llm_sampler_new(&sp, &s) == LLM_OK);
+        REQUIRE(llm_sampler_set_json_schema(s, l.model, schema) == LLM_OK);
+        const Output out = generate(l, s, 64);
+        llm_sampler_free(s);
+        INFO("seed " << seed << ": '" << out.text << "'");
+        CHECK(out.ended);
+        GrammarMatcher m(g);
+        CHECK(m.accept_bytes(out.text));
+        CHECK(m.can_end());
+        CHECK(out.text.rfind("{\"name\":", 0) == 0);
+    }
 }
