@@ -119,6 +119,7 @@
         "src/generation.cc",
         "src/handles.cc",
         "src/model_wrap.cc",
+        "src/session_state.cc",
         "src/session_wrap.cc",
         "src/text_ops.cc"
       ],

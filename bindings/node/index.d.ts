@@ -191,6 +191,16 @@ export declare class Session {
   reset(): void;
   /** Keep the first `position` tokens. */
   rewind(position: number): void;
+  /** The state (tokens, KV cache, logits, text stream) as a Buffer: loadState() continues from it exactly. */
+  saveState(): Uint8Array;
+  /** Replace the conversation with a saved state (LlmError STATE_MISMATCH, FORMAT, TRUNCATED, CONTEXT_FULL). */
+  loadState(state: Uint8Array): void;
+  /** saveState() to a file. */
+  saveStateFile(path: string): Promise<void>;
+  /** loadState() from a file. */
+  loadStateFile(path: string): Promise<void>;
+  /** Hold the first `n` tokens of `source` (default: all) and their KV cache, as if run here. */
+  copyPrefixFrom(source: Session, n?: number): void;
   /** Free the memory now; a running generation is stopped. */
   dispose(): void;
 }

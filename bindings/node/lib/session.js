@@ -1,4 +1,5 @@
 'use strict';
+const fs = require('node:fs/promises');
 const binding = require('./binding');
 const { invalidArgument } = require('./errors');
 const { Generation, WINDOW } = require('./generation');
@@ -101,6 +102,48 @@ class Session {
     let text = '';
     for await (const piece of this.generate(prompt, options)) text += piece;
     return text;
+  }
+
+  /**
+   * The session's state (tokens, KV cache, last logits, text stream) as a
+   * Buffer: loadState() on a session of the same model, here or in another
+   * process, continues exactly from it.
+   */
+  saveState() {
+    return this.#live().saveState();
+  }
+
+  /**
+   * Replace the conversation with a saved state. Throws an LlmError with code
+   * STATE_MISMATCH (another model's state), FORMAT or TRUNCATED (damaged),
+   * CONTEXT_FULL (longer than this session); the session is then unchanged.
+   */
+  loadState(state) {
+    if (!(state instanceof Uint8Array)) throw invalidArgument('state must be a Buffer or Uint8Array');
+    this.#live().loadState(state);
+  }
+
+  /** saveState() written to a file (replacing one at `path`). */
+  async saveStateFile(path) {
+    await fs.writeFile(path, this.saveState());
+  }
+
+  /** loadState() from a file (fs's ENOENT error if it is missing). */
+  async loadStateFile(path) {
+    const state = await fs.readFile(path);
+    this.loadState(state);
+  }
+
+  /**
+   * Make this session hold the first `n` tokens of `source` (default: all of
+   * them) and their KV cache, as if it had run them: a shared system prompt
+   * evaluated once, copied into each conversation. Same model required.
+   */
+  copyPrefixFrom(source, n) {
+    if (!(source instanceof Session)) throw invalidArgument('source must be a Session');
+    const from = source.#live();
+    const count = n === undefined ? from.position() : opt.integer(n, 'n', 0, opt.INT32_MAX);
+    this.#live().copyPrefixFrom(from, count);
   }
 
   /**

@@ -72,6 +72,9 @@ Napi::Function SessionWrap::Define(Napi::Env env) {
                            InstanceMethod<&SessionWrap::Tokenize>("tokenize"),
                            InstanceMethod<&SessionWrap::Detokenize>("detokenize"),
                            InstanceMethod<&SessionWrap::Dispose>("dispose"),
+                           InstanceMethod<&SessionWrap::SaveState>("saveState"),
+                           InstanceMethod<&SessionWrap::LoadState>("loadState"),
+                           InstanceMethod<&SessionWrap::CopyPrefixFrom>("copyPrefixFrom"),
                        });
 }
 

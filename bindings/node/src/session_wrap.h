@@ -32,6 +32,10 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     Napi::Value Tokenize(const Napi::CallbackInfo &info);
     Napi::Value Detokenize(const Napi::CallbackInfo &info);
     void Dispose(const Napi::CallbackInfo &info);
+    // Saved states and shared prefixes (session_state.cc).
+    Napi::Value SaveState(const Napi::CallbackInfo &info);
+    void LoadState(const Napi::CallbackInfo &info);
+    void CopyPrefixFrom(const Napi::CallbackInfo &info);
 
     std::shared_ptr<ContextHandle> ctx_; // empty once disposed
     std::weak_ptr<Generation> active_;   // the generation running on ctx_, if any

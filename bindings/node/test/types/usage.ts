@@ -31,6 +31,11 @@ async function main(): Promise<string> {
   const whole: string = await session.complete(ids, { temperature: 0 });
   session.reset();
   session.rewind(0);
+  const state: Uint8Array = session.saveState();
+  session.loadState(state);
+  await session.saveStateFile('state.bin');
+  await session.loadStateFile('state.bin');
+  session.copyPrefixFrom(session, 0);
   const position: number = session.position + session.contextLength;
 
   try {
