@@ -25,6 +25,9 @@
 #include "common/error.h"
 #include "engine/batch_decode.h"
 #include "engine/transformer.h"
+#include "grammar/gbnf_parser.h"
+#include "grammar/json_schema_gbnf.h"
+#include "grammar/token_trie.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
 #include "kernels/simd_level.h"
@@ -47,6 +50,7 @@ struct Options {
     bool json = false;
     bool profile = false;
     int parallel = 0; // > 0: decode that many sequences together (run_parallel)
+    std::string grammar_file, schema_file; // constrained decode (run_grammar)
 };
 
 [[noreturn]] void usage() {
@@ -71,6 +75,9 @@ struct Options {
         "  --parallel N    N sequences, each prefilled with the prompt, decoded together\n"
         "                  (one batched step per token, as llm_decode_batch), against one\n"
         "                  decoded alone: aggregate and per-sequence tok/s\n"
+        "  --grammar FILE  decode sampled under a GBNF grammar (MODEL with a tokenizer):\n"
+        "                  the grammar's time per token (mask + advance) beside decode\n"
+        "  --json-schema FILE  the same with a JSON Schema\n"
         "  --profile       one more run paired with the probe, its decode timed stage\n"
         "                  by stage (matrix products, attention) against the probe\n"
         "LLM_SIMD=scalar|avx2|avx2vnni|avx512|avx512vnni|amx|neon|neondot forces a lower\n"
@@ -127,6 +134,10 @@ Options parse(int argc, char **argv) {
             o.probe_mb = parse_int(value(), 16);
         else if (a == "--parallel")
             o.parallel = std::min(parse_int(value(), 1), 1024); // contexts held at once
+        else if (a == "--grammar")
+            o.grammar_file = value();
+        else if (a == "--json-schema")
+            o.schema_file = value();
         else if (a == "--seed")
             o.seed = static_cast<uint64_t>(parse_int(value(), 0));
         else if (a[0] != '-' && o.model_path.empty())
@@ -528,6 +539,67 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
     return 0;
 }
 
+// --grammar / --json-schema: `gen` tokens sampled (temperature 1) under the
+// grammar after the prompt, repeated; a grammar that completes starts over.
+// Decode (forward) and constraint (mask + advance) time are kept apart.
+int run_grammar(const Options &o, const llm::Model &model, const std::string &name,
+                const std::vector<int32_t> &prompt) {
+    if (!model.tokenizer) {
+        std::fprintf(stderr, "llm-bench: --grammar needs a model with a tokenizer\n");
+        return 2;
+    }
+    const bool schema = o.grammar_file.empty();
+    std::ifstream in(schema ? o.schema_file : o.grammar_file, std::ios::binary);
+    if (!in) {
+        std::fprintf(stderr, "llm-bench: cannot read the grammar file\n");
+        return 2;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (schema) text = llm::json_schema_to_gbnf(text);
+    const auto grammar = llm::grammar::parse_gbnf(text);
+    const int32_t vocab = model.config.vocab_size;
+    const auto t_trie = std::chrono::steady_clock::now();
+    const auto trie = std::make_shared<llm::grammar::TokenTrie>(
+        llm::grammar::TokenTrie::token_bytes(*model.tokenizer, vocab, model.eog_tokens),
+        model.eog_tokens);
+    const double trie_ms = 1e3 * seconds_since(t_trie);
+    llm::Transformer tf(model, o.prompt + o.gen, o.threads,
+                        o.kv_f16 ? llm::DType::F16 : llm::DType::F32);
+    std::vector<float> logits(static_cast<size_t>(vocab));
+    std::vector<double> decode_us, constraint_us;
+    for (int r = 0; r < o.repeat; ++r) {
+        llm::SamplerConfig sc;
+        sc.seed = o.seed + static_cast<uint64_t>(r);
+        llm::Sampler sampler(sc);
+        sampler.set_grammar(grammar, trie);
+        tf.forward(prompt.data(), static_cast<int64_t>(prompt.size()), 0, logits.data(), nullptr);
+        std::vector<int32_t> history(prompt);
+        double decode = 0;
+        for (int i = 0; i < o.gen; ++i) {
+            int32_t t = sampler.sample(logits.data(), vocab, history.data(), history.size());
+            if (trie->is_eog(t)) {
+                sampler.set_grammar(grammar, trie);
+                t = sampler.sample(logits.data(), vocab, history.data(), history.size() + 1);
+            }
+            history.push_back(t);
+            const auto t0 = std::chrono::steady_clock::now();
+            tf.forward(&t, 1, static_cast<int32_t>(history.size()) - 1, logits.data(), nullptr);
+            decode += seconds_since(t0);
+        }
+        decode_us.push_back(1e6 * decode / o.gen);
+        constraint_us.push_back(1e6 * sampler.constraint_seconds() / o.gen);
+    }
+    std::printf("model        %s\n", name.c_str());
+    std::printf("grammar      %s (%zu rules compiled), trie over %d tokens built in %.1f ms\n",
+                schema ? o.schema_file.c_str() : o.grammar_file.c_str(), grammar->rules.size(),
+                vocab, trie_ms);
+    std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
+                o.gen);
+    std::printf("decode       %.1f us/token\n", median(decode_us));
+    std::printf("constraint   %.1f us/token (mask + advance)\n", median(constraint_us));
+    return 0;
+}
+
 int run(const Options &o) {
     // What the process holds before the model: the program, the C++ runtime
     // and the library's code. A host already has its own.
@@ -564,6 +636,8 @@ int run(const Options &o) {
         t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
     std::vector<float> logits(static_cast<size_t>(c.vocab_size));
     if (o.parallel > 0) return run_parallel(o, *model, name, prompt);
+    if (!o.grammar_file.empty() || !o.schema_file.empty())
+        return run_grammar(o, *model, name, prompt);
 
     // Each repeat is two runs: one as a caller would run it (prefill and
     // decode tok/s), then one with the probe paired with each decoded token
