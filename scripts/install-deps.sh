@@ -9,7 +9,7 @@ packages=(
   catch2 nlohmann-json3-dev valgrind libclang-rt-14-dev python3
   # bindings: SWIG for Go, C# (Mono) and Lua; Node.js for the addon
   swig golang-go mono-mcs mono-runtime nunit-console libnunit-cil-dev
-  lua5.4 liblua5.4-dev luajit libluajit-5.1-dev lua-busted nodejs npm
+  lua5.4 liblua5.4-dev luajit libluajit-5.1-dev lua-busted luarocks nodejs npm
   # Windows cross-check
   g++-mingw-w64-x86-64-posix wine64
   # arm64 cross-check: the NEON kernels' tests under qemu-user

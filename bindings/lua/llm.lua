@@ -5,6 +5,7 @@ local core = require("llm_core")
 local B = { const = core }
 
 function B.version() return core.llm_version() end
+function B.version_number() return core.llm_version_number() end
 function B.system_info() return core.llm_system_info() end
 B.status_str = core.llm_status_str
 

@@ -14,6 +14,12 @@ return function(B)
     -- version: "1.4.0"; system_info: what libllm runs on, for logs, e.g.
     -- "simd=avx2vnni simd_best=avx2vnni cores=8" (llm_system_info in llm.h).
     local llm = { version = B.version(), system_info = B.system_info() }
+    -- Another major version of libllm has another ABI: refuse it at require.
+    local engine_major = math.floor(B.version_number() / 10000)
+    if engine_major ~= 1 then
+        error("llm: the loaded libllm is version " .. llm.version .. " (major " .. engine_major
+            .. "), this binding needs major 1: install a libllm 1.x", 0)
+    end
 
     -- llm.status.NOT_FOUND == -2, ... (LLM_OK and LLM_ERR_* of llm.h)
     llm.status = { OK = C.LLM_OK }

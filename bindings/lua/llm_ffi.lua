@@ -53,6 +53,7 @@ local function release(handle, free)
 end
 
 function B.version() return ffi.string(lib.llm_version()) end
+function B.version_number() return tonumber(lib.llm_version_number()) end
 function B.system_info() return ffi.string(lib.llm_system_info()) end
 function B.status_str(status) return ffi.string(lib.llm_status_str(status)) end
 
