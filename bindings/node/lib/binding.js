@@ -16,4 +16,20 @@ function load() {
   throw new Error(`libllm: the native addon is not built (tried ${tried.join(', ')}); run \`npm install\``);
 }
 
-module.exports = load();
+// The major version of libllm this binding was written for: another major
+// has another API, refused at load with a clear error.
+const ENGINE_MAJOR = 1;
+
+function checkEngineVersion(addon) {
+  const major = Math.floor(addon.versionNumber / 10000);
+  if (major !== ENGINE_MAJOR) {
+    throw new Error(
+      `libllm: the loaded libllm is version ${addon.version} (major ${major}), ` +
+        `this binding needs major ${ENGINE_MAJOR}: install a libllm ${ENGINE_MAJOR}.x`,
+    );
+  }
+  return addon;
+}
+
+module.exports = checkEngineVersion(load());
+module.exports.checkEngineVersion = checkEngineVersion;
