@@ -96,12 +96,32 @@ std::shared_ptr<const StackSet> GrammarMatcher::advance_code_point(const StackSe
     return out;
 }
 
-bool GrammarMatcher::advance(const MatchState &from, uint8_t b, MatchState &to) const {
+std::shared_ptr<const StackSet> GrammarMatcher::step(const std::shared_ptr<const StackSet> &set,
+                                                     uint32_t cp, AdvanceCache *cache) const {
+    if (!cache) return advance_code_point(*set, cp);
+    const auto key = std::make_pair(set.get(), cp);
+    auto hit = cache->next.find(key);
+    if (hit != cache->next.end()) return hit->second;
+    auto out = advance_code_point(*set, cp);
+    if (out) {
+        std::string content(1, out->can_end ? '1' : '0');
+        for (const Stack &st : out->stacks) {
+            content.append(reinterpret_cast<const char *>(st.data()), st.size() * sizeof(uint32_t));
+            content.append(4, '\xFF'); // no position is 0xFFFFFFFF
+        }
+        out = cache->interned.emplace(std::move(content), out).first->second;
+    }
+    cache->next.emplace(key, out);
+    return out;
+}
+
+bool GrammarMatcher::advance(const MatchState &from, uint8_t b, MatchState &to,
+                             AdvanceCache *cache) const {
     static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
     MatchState s;
     if (from.need == 0) {
         if (b < 0x80) {
-            auto set = advance_code_point(*from.set, b);
+            auto set = step(from.set, b, cache);
             if (!set) return false;
             to = MatchState{std::move(set), 0, 0, 0};
             return true;
@@ -121,7 +141,7 @@ bool GrammarMatcher::advance(const MatchState &from, uint8_t b, MatchState &to) 
         if (s.need == 0) {
             const uint32_t cp = s.partial;
             if (cp < min_cp[s.len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-            auto set = advance_code_point(*from.set, cp);
+            auto set = step(from.set, cp, cache);
             if (!set) return false;
             to = MatchState{std::move(set), 0, 0, 0};
             return true;

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "grammar/gbnf_parser.h"
@@ -38,6 +40,20 @@ struct MatchState {
     uint8_t len = 0;      // length of that UTF-8 sequence
 };
 
+// Memo for walking many continuations of one state (a token trie mask):
+// equal stack sets are shared, and each (set, code point) is advanced once.
+struct AdvanceCache {
+    struct KeyHash {
+        size_t operator()(const std::pair<const StackSet *, uint32_t> &k) const {
+            return std::hash<const void *>()(k.first) * 31 + k.second;
+        }
+    };
+    std::unordered_map<std::string, std::shared_ptr<const StackSet>> interned;
+    std::unordered_map<std::pair<const StackSet *, uint32_t>, std::shared_ptr<const StackSet>,
+                       KeyHash>
+        next; // null: refused
+};
+
 class GrammarMatcher {
   public:
     explicit GrammarMatcher(std::shared_ptr<const Grammar> grammar);
@@ -58,7 +74,8 @@ class GrammarMatcher {
     const Grammar &grammar() const { return *grammar_; }
 
     // The functional core, for walking many continuations of one state.
-    bool advance(const MatchState &from, uint8_t b, MatchState &to) const;
+    bool advance(const MatchState &from, uint8_t b, MatchState &to,
+                 AdvanceCache *cache = nullptr) const;
     bool can_end(const MatchState &s) const { return s.need == 0 && s.set->can_end; }
     bool can_continue(const MatchState &s) const { return !s.set->stacks.empty(); }
     // The single code point every stack requires next, if there is one and
@@ -67,6 +84,8 @@ class GrammarMatcher {
 
   private:
     std::shared_ptr<const StackSet> advance_code_point(const StackSet &set, uint32_t cp) const;
+    std::shared_ptr<const StackSet> step(const std::shared_ptr<const StackSet> &set, uint32_t cp,
+                                         AdvanceCache *cache) const;
     bool any_accepts(const StackSet &set, uint32_t lo, uint32_t hi) const;
     void expand(std::vector<Stack> &todo, StackSet &out) const;
     void finish(StackSet &out) const;

@@ -92,6 +92,7 @@ size_t TokenTrie::mask(const GrammarMatcher &m, const MatchState &s,
             ++count;
         }
     };
+    AdvanceCache cache;
     std::vector<std::pair<uint32_t, MatchState>> todo{{0, s}};
     while (!todo.empty()) {
         auto [node, st] = std::move(todo.back());
@@ -120,7 +121,7 @@ size_t TokenTrie::mask(const GrammarMatcher &m, const MatchState &s,
             for (char c : enc) {
                 const uint32_t child = find_child(nodes_[node], static_cast<uint8_t>(c));
                 MatchState next;
-                if (child == 0 || !m.advance(st, static_cast<uint8_t>(c), next)) {
+                if (child == 0 || !m.advance(st, static_cast<uint8_t>(c), next, &cache)) {
                     alive = false;
                     break;
                 }
@@ -134,7 +135,7 @@ size_t TokenTrie::mask(const GrammarMatcher &m, const MatchState &s,
         const Node &n = nodes_[node];
         for (uint32_t c = n.child_begin; c < n.child_end; ++c) {
             MatchState next;
-            if (!m.advance(st, nodes_[c].byte, next)) continue;
+            if (!m.advance(st, nodes_[c].byte, next, &cache)) continue;
             mark(nodes_[c]);
             if (nodes_[c].child_begin != nodes_[c].child_end) todo.emplace_back(c, std::move(next));
         }
