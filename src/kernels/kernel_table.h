@@ -33,6 +33,15 @@ using MatvecFn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols, 
 // The Q8_0 variant takes x already quantized (cols / 32 blocks).
 using MatvecQ8Fn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols,
                             const BlockQ8Act *x, float *const *y, int64_t n_lanes, int64_t n_steps);
+// The Q8_0 variant for n_tokens tokens at once (batched decode): x holds
+// each token's cols / 32 blocks one token after another, and token t's
+// result for row k of lane l goes to y[l][t * ldy + k]. Each (row, token)
+// gets exactly the sums and float operations the one-token kernel gives
+// it, so the results are bit-identical to n_tokens separate calls; each
+// weight block is loaded once for several tokens.
+using MatvecQ8TokensFn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols,
+                                  const BlockQ8Act *x, int64_t n_tokens, float *const *y,
+                                  int64_t ldy, int64_t n_lanes, int64_t n_steps);
 // GGUF's block types (quant_blocks.h) take x quantized like Q8_0's and, per
 // 32-value block b, xsum[b] = x[b].scale * (sum of x[b].q).
 using MatvecBlocksFn = void (*)(const uint8_t *const *w, size_t stride, int64_t cols,
@@ -52,6 +61,7 @@ struct KernelTable {
     MatvecFn matvec_bf16 = nullptr;
     MatvecFn matvec_f16 = nullptr;
     MatvecQ8Fn matvec_q8_0 = nullptr;
+    MatvecQ8TokensFn matvec_q8_0_tokens = nullptr; // null: matvec_q8_0 per token
     WidenFn widen_bf16 = nullptr;
     WidenFn widen_f16 = nullptr;
     WidenFn widen_q8_0 = nullptr;

@@ -460,6 +460,17 @@ void matvec_tokens(const MatmulOut *outs, int count, const float *x, int64_t n_t
             const size_t stride = w.row_bytes();
             // A whole block as S lanes; a short one (a matrix's last) row by row.
             const int64_t lanes = rows == kTokensBlockRows ? S : 1, steps = rows / lanes;
+            if (w.type == DType::Q8_0 && k.matvec_q8_0_tokens) {
+                // All tokens per weight block, bit-identical to the loop below.
+                const uint8_t *lw[kMaxRowStreams];
+                float *ly[kMaxRowStreams];
+                for (int64_t l = 0; l < lanes; ++l) {
+                    lw[l] = w.row(r0 + l * steps);
+                    ly[l] = outs[i].y + r0 + l * steps;
+                }
+                k.matvec_q8_0_tokens(lw, stride, cols, xq_all, n_tokens, ly, w.rows, lanes, steps);
+                continue;
+            }
             for (int64_t t = 0; t < n_tokens; ++t) {
                 const uint8_t *lw[kMaxRowStreams];
                 float *ly[kMaxRowStreams];

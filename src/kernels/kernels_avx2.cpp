@@ -269,11 +269,137 @@ void matvec_q8_0_avx2(const uint8_t *const *w, size_t stride, int64_t cols, cons
         [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, a, cols, &out); });
 }
 
+// Up to kTokenGroup tokens at once (matvec_q8_0_tokens): R rows x T
+// tokens of accumulators, each weight block loaded (and offset for dot_i8)
+// once for the T tokens. Per (row, token) the same integer sums, scales
+// and FMAs in the same order as q8_rows, so the same bits.
+constexpr int kTokenGroup = 2;
+
+template <int R, int T, bool Prefetch>
+inline void q8_rows_tokens(const uint8_t *const *rows, const ActView *a, int64_t cols,
+                           float *const *y, int64_t ldy) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const int8_t *q[R];
+    vf acc[R][T];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+        q[i] = q8_0_quants(rows[i], cols);
+#pragma GCC unroll 8
+        for (int t = 0; t < T; ++t)
+            acc[i][t] = vzero();
+    }
+    for (int64_t g = 0; g < nb; g += 8) {
+        const int64_t end = nb - g < 8 ? nb : g + 8;
+        vf c[R][T];
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i) {
+            const vf ws = _mm256_cvtph_ps(
+                _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[i] + 2 * g)));
+#pragma GCC unroll 8
+            for (int t = 0; t < T; ++t)
+                c[i][t] = vmul(ws, vload(a[t].scales + g));
+        }
+        __m256i lane = _mm256_setzero_si256();
+        for (int64_t k = g; k < end; ++k, lane = _mm256_add_epi32(lane, _mm256_set1_epi32(1))) {
+            if (Prefetch && k % 2 == 0)
+#pragma GCC unroll 8
+                for (int i = 0; i < R; ++i)
+                    prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
+                             stream_prefetch_ahead(R, true));
+            __m256i xq[T];
+#pragma GCC unroll 8
+            for (int t = 0; t < T; ++t)
+                xq[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a[t].x[k].q));
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const __m256i wq =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize));
+#pragma GCC unroll 8
+                for (int t = 0; t < T; ++t)
+                    acc[i][t] = vfma(_mm256_cvtepi32_ps(dot_i8(wq, xq[t], a[t].bias + k * 8)),
+                                     _mm256_permutevar8x32_ps(c[i][t], lane), acc[i][t]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) {
+        vf at[R];
+        float *yt[R];
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i) {
+            at[i] = acc[i][t];
+            yt[i] = y[i] + t * ldy;
+        }
+        store_sums<R>(at, yt);
+    }
+}
+
+// Each token's ActView, kept per thread: scales (and with AVX-VNNI biases)
+// of token t at t times a stride.
+thread_local std::vector<float> t_tok_scales;
+thread_local std::vector<int32_t> t_tok_bias;
+
+template <int T>
+void q8_tokens_group(const uint8_t *const *w, size_t stride, int64_t cols, const ActView *a,
+                     float *const *y, int64_t ldy, int64_t n_lanes, int64_t n_steps) {
+    for_lanes(
+        w, stride, y, n_lanes, n_steps,
+        [&](auto streams, const uint8_t *const *p, float *const *out) {
+            constexpr int S = decltype(streams)::value;
+#pragma GCC unroll 2
+            for (int s = 0; s < S; s += 4)
+                q8_rows_tokens<4, T, true>(p + s, a, cols, out + s, ldy);
+        },
+        [&](const uint8_t *row, float *out) {
+            q8_rows_tokens<1, T, false>(&row, a, cols, &out, ldy);
+        });
+}
+
+void matvec_q8_0_tokens_avx2(const uint8_t *const *w, size_t stride, int64_t cols,
+                             const BlockQ8Act *x, int64_t n_tokens, float *const *y, int64_t ldy,
+                             int64_t n_lanes, int64_t n_steps) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const int64_t ns = (nb + 7) / 8 * 8, nbias = nb * 8;
+    if (t_tok_scales.size() < static_cast<size_t>(n_tokens * ns))
+        t_tok_scales.resize(static_cast<size_t>(n_tokens * ns));
+    if (t_tok_bias.size() < static_cast<size_t>(n_tokens * nbias))
+        t_tok_bias.resize(static_cast<size_t>(n_tokens * nbias));
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenGroup) {
+        const int nt = static_cast<int>(std::min<int64_t>(kTokenGroup, n_tokens - t0));
+        ActView a[kTokenGroup];
+        for (int t = 0; t < nt; ++t) {
+            const BlockQ8Act *xt = x + (t0 + t) * nb;
+            float *sc = t_tok_scales.data() + (t0 + t) * ns;
+            for (int64_t b = 0; b < ns; ++b)
+                sc[b] = b < nb ? xt[b].scale : 0.0f;
+            int32_t *bias = t_tok_bias.data() + (t0 + t) * nbias;
+#if defined(__AVXVNNI__)
+            for (int64_t b = 0; b < nb; ++b) {
+                const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(xt[b].q));
+                const __m256i sums =
+                    _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(-128), xq);
+                _mm256_storeu_si256(reinterpret_cast<__m256i *>(bias + b * 8),
+                                    _mm256_sub_epi32(_mm256_setzero_si256(), sums));
+            }
+#endif
+            a[t] = {xt, sc, bias};
+        }
+        float *yt[kMaxRowStreams];
+        for (int64_t l = 0; l < n_lanes; ++l)
+            yt[l] = y[l] + t0 * ldy;
+        if (nt == 1)
+            q8_tokens_group<1>(w, stride, cols, a, yt, ldy, n_lanes, n_steps);
+        else
+            q8_tokens_group<kTokenGroup>(w, stride, cols, a, yt, ldy, n_lanes, n_steps);
+    }
+}
+
 } // namespace
 
 bool LLM_AVX2_FILL(KernelTable &t) {
     fill_common_simd_kernels(t);
     t.matvec_q8_0 = matvec_q8_0_avx2;
+    t.matvec_q8_0_tokens = matvec_q8_0_tokens_avx2;
     t.level = LLM_AVX2_LEVEL;
     return true;
 }

@@ -301,11 +301,156 @@ void matvec_q8_0_avx512(const uint8_t *const *w, size_t stride, int64_t cols, co
         [&](const uint8_t *row, float *out) { q8_rows<1, false>(&row, a, cols, &out); });
 }
 
+// Up to kTokenGroup tokens at once (matvec_q8_0_tokens): R rows x T
+// tokens of accumulators, each weight block loaded (and offset for dot_i8)
+// once for the T tokens. Per (row, token) the same integer sums, scales
+// and FMAs in the same order as q8_rows, so the same bits.
+constexpr int kTokenGroup = 4;
+
+template <int R, int T, bool Prefetch>
+inline void q8_rows_tokens(const uint8_t *const *rows, const ActView *a, int64_t cols,
+                           float *const *y, int64_t ldy) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const int8_t *q[R];
+    vf acc[R][T];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+        q[i] = q8_0_quants(rows[i], cols);
+#pragma GCC unroll 8
+        for (int t = 0; t < T; ++t)
+            acc[i][t] = vzero();
+    }
+    const __m512i first_pair = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i two = _mm512_set1_epi32(2);
+    for (int64_t g = 0; g < nb; g += 16) {
+        const int64_t end = nb - g < 16 ? nb : g + 16;
+        vf c[R][T];
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i) {
+            const vf ws =
+                _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first(end - g), rows[i] + 2 * g));
+#pragma GCC unroll 8
+            for (int t = 0; t < T; ++t)
+                c[i][t] = vmul(ws, vload(a[t].scales + g));
+        }
+        __m512i idx = first_pair;
+        int64_t k = g;
+        for (; k + 2 <= end; k += 2, idx = _mm512_add_epi32(idx, two)) {
+            if (Prefetch)
+#pragma GCC unroll 8
+                for (int i = 0; i < R; ++i)
+                    prefetch(reinterpret_cast<const uint8_t *>(q[i] + k * kQ8BlockSize) +
+                             stream_prefetch_ahead(R, true));
+            __m512i xq[T];
+#pragma GCC unroll 8
+            for (int t = 0; t < T; ++t)
+                xq[t] = load_act_pair(a[t].x + k);
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const __m512i w = _mm512_loadu_si512(q[i] + k * kQ8BlockSize);
+#pragma GCC unroll 8
+                for (int t = 0; t < T; ++t) {
+                    const __m512i d = dot_i8(w, xq[t], a[t].bias + k / 2 * 16);
+                    acc[i][t] =
+                        vfma(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(idx, c[i][t]), acc[i][t]);
+                }
+            }
+        }
+        if (k < end) {
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) {
+                const __m512i w = _mm512_zextsi256_si512(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(q[i] + k * kQ8BlockSize)));
+#pragma GCC unroll 8
+                for (int t = 0; t < T; ++t) {
+                    const __m512i d = dot_i8(w, load_act_one(a[t].x + k), a[t].bias + k / 2 * 16);
+                    acc[i][t] =
+                        vfma(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(idx, c[i][t]), acc[i][t]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) {
+        vf at[R];
+        float *yt[R];
+#pragma GCC unroll 8
+        for (int i = 0; i < R; ++i) {
+            at[i] = acc[i][t];
+            yt[i] = y[i] + t * ldy;
+        }
+        store_sums<R>(at, yt);
+    }
+}
+
+// Each token's ActView, kept per thread: scales (and with VNNI biases) of
+// token t at t times a stride.
+thread_local std::vector<float> t_tok_scales;
+thread_local std::vector<int32_t> t_tok_bias;
+
+template <int T>
+void q8_tokens_group(const uint8_t *const *w, size_t stride, int64_t cols, const ActView *a,
+                     float *const *y, int64_t ldy, int64_t n_lanes, int64_t n_steps) {
+    for_lanes(
+        w, stride, y, n_lanes, n_steps,
+        [&](auto streams, const uint8_t *const *p, float *const *out) {
+            constexpr int S = decltype(streams)::value;
+#pragma GCC unroll 2
+            for (int s = 0; s < S; s += 4)
+                q8_rows_tokens<4, T, true>(p + s, a, cols, out + s, ldy);
+        },
+        [&](const uint8_t *row, float *out) {
+            q8_rows_tokens<1, T, false>(&row, a, cols, &out, ldy);
+        });
+}
+
+void matvec_q8_0_tokens_avx512(const uint8_t *const *w, size_t stride, int64_t cols,
+                               const BlockQ8Act *x, int64_t n_tokens, float *const *y, int64_t ldy,
+                               int64_t n_lanes, int64_t n_steps) {
+    const int64_t nb = cols / kQ8BlockSize;
+    const int64_t ns = (nb + 15) / 16 * 16, nbias = (nb + 1) / 2 * 16;
+    if (t_tok_scales.size() < static_cast<size_t>(n_tokens * ns))
+        t_tok_scales.resize(static_cast<size_t>(n_tokens * ns));
+    if (t_tok_bias.size() < static_cast<size_t>(n_tokens * nbias))
+        t_tok_bias.resize(static_cast<size_t>(n_tokens * nbias));
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenGroup) {
+        const int nt = static_cast<int>(std::min<int64_t>(kTokenGroup, n_tokens - t0));
+        ActView a[kTokenGroup];
+        for (int t = 0; t < nt; ++t) {
+            const BlockQ8Act *xt = x + (t0 + t) * nb;
+            float *sc = t_tok_scales.data() + (t0 + t) * ns;
+            for (int64_t b = 0; b < ns; ++b)
+                sc[b] = b < nb ? xt[b].scale : 0.0f;
+            int32_t *bias = t_tok_bias.data() + (t0 + t) * nbias;
+#if defined(__AVX512VNNI__)
+            for (int64_t b = 0; b < nb; b += 2) {
+                const __m512i xq = b + 1 < nb ? load_act_pair(xt + b) : load_act_one(xt + b);
+                const __m512i sums =
+                    _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(-128), xq);
+                _mm512_storeu_si512(bias + b / 2 * 16,
+                                    _mm512_sub_epi32(_mm512_setzero_si512(), sums));
+            }
+#endif
+            a[t] = {xt, sc, bias};
+        }
+        float *yt[kMaxRowStreams];
+        for (int64_t l = 0; l < n_lanes; ++l)
+            yt[l] = y[l] + t0 * ldy;
+        switch (nt) {
+        case 1: q8_tokens_group<1>(w, stride, cols, a, yt, ldy, n_lanes, n_steps); break;
+        case 2: q8_tokens_group<2>(w, stride, cols, a, yt, ldy, n_lanes, n_steps); break;
+        case 3: q8_tokens_group<3>(w, stride, cols, a, yt, ldy, n_lanes, n_steps); break;
+        default: q8_tokens_group<4>(w, stride, cols, a, yt, ldy, n_lanes, n_steps); break;
+        }
+    }
+}
+
 } // namespace
 
 bool LLM_AVX512_FILL(KernelTable &t) {
     fill_common_simd_kernels(t);
     t.matvec_q8_0 = matvec_q8_0_avx512;
+    t.matvec_q8_0_tokens = matvec_q8_0_tokens_avx512;
     t.level = LLM_AVX512_LEVEL;
     return true;
 }
