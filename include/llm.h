@@ -135,7 +135,7 @@ LLM_API const char *llm_system_info(void);
 /* Codes are never renumbered; new ones are appended. */
 typedef int32_t llm_status;
 
-#define LLM_OK 0
+#define LLM_OK 0                         /* success */
 #define LLM_ERR_INVALID_ARGUMENT (-1)    /* NULL handle/pointer, bad param value */
 #define LLM_ERR_NOT_FOUND (-2)           /* a file or folder does not exist */
 #define LLM_ERR_IO (-3)                  /* a file exists but cannot be read/mapped */
@@ -166,6 +166,7 @@ LLM_API const char *llm_status_str(llm_status status);
 LLM_API const char *llm_last_error(void);
 
 /* ---- logging -------------------------------------------------------------- */
+/* Log levels, lowest first (llm_log_set's min_level). */
 #define LLM_LOG_DEBUG 0
 #define LLM_LOG_INFO 1
 #define LLM_LOG_WARN 2
@@ -180,10 +181,13 @@ typedef void (*llm_log_callback)(int32_t level, const char *message, void *user_
 LLM_API void llm_log_set(llm_log_callback callback, void *user_data, int32_t min_level);
 
 /* ---- tokens --------------------------------------------------------------- */
+/* A token id, 0 .. llm_model_n_vocab() - 1. */
 typedef int32_t llm_token;
+/* "No token": what token getters return when the model has none. */
 #define LLM_TOKEN_NONE (-1)
 
 /* ---- model ---------------------------------------------------------------- */
+/* A loaded model (opaque): weights, tokenizer, chat template. */
 typedef struct llm_model llm_model;
 
 /* How weights are held in memory. AUTO keeps the file's type (fp32 stays
@@ -207,6 +211,7 @@ typedef struct llm_model llm_model;
 #define LLM_WEIGHTS_Q5_K 10 /* since 1.3 */
 #define LLM_WEIGHTS_Q6_K 11 /* since 1.3 */
 
+/* How to load a model. Get it from llm_model_default_params(). */
 typedef struct llm_model_params {
     uint32_t struct_size;
     /* Tokenizer file for llama2.c checkpoints; NULL = "tokenizer.bin" in the
@@ -218,6 +223,7 @@ typedef struct llm_model_params {
     int32_t use_mmap;
 } llm_model_params;
 
+/* Defaults: weights as the file holds them, memory-mapped. */
 LLM_API llm_model_params llm_model_default_params(void);
 
 /* Load a model from `path`: a llama2.c checkpoint (.bin) or a Hugging Face
@@ -305,7 +311,10 @@ LLM_API llm_status llm_detokenize(const llm_model *model, const llm_token *token
  * it keeps a reference to the model's vocabulary (free it first). */
 typedef struct llm_detokenizer llm_detokenizer;
 
+/* A new detokenizer for `model`'s vocabulary; free it with
+ * llm_detokenizer_free(). */
 LLM_API llm_status llm_detokenizer_new(const llm_model *model, llm_detokenizer **out);
+/* Free a detokenizer (NULL is a no-op). */
 LLM_API void llm_detokenizer_free(llm_detokenizer *d);
 /* Decode `token` and write the text that is now complete. If cap is too
  * small nothing is consumed: BUFFER_TOO_SMALL, *n_out = bytes needed.
@@ -320,6 +329,7 @@ LLM_API void llm_detokenizer_reset(llm_detokenizer *d);
 LLM_API size_t llm_detokenizer_max_bytes(const llm_detokenizer *d);
 
 /* ---- chat ----------------------------------------------------------------- */
+/* One message of a conversation for llm_chat_format. */
 typedef struct llm_chat_message {
     const char *role;    /* "system", "user", "assistant" (NUL-terminated UTF-8) */
     const char *content; /* NUL-terminated UTF-8 */
@@ -351,6 +361,8 @@ typedef struct llm_chat_params {
     int32_t add_generation_prompt;
 } llm_chat_params;
 
+/* Defaults: the model's template, no tools or extra variables, with the
+ * generation prompt. */
 LLM_API llm_chat_params llm_chat_default_params(void);
 
 /* Render a conversation with the model's chat template. messages_json is a
@@ -380,6 +392,7 @@ LLM_API llm_status llm_chat_parse(const llm_model *model, const char *text, size
                                   char *json_buf, size_t cap, size_t *n_out);
 
 /* ---- context -------------------------------------------------------------- */
+/* One conversation on a model (opaque): KV cache, position, tokens, logits. */
 typedef struct llm_context llm_context;
 
 /* How the KV cache stores keys and values. F16 halves the cache's memory and
@@ -389,6 +402,7 @@ typedef struct llm_context llm_context;
 #define LLM_KV_F32 0
 #define LLM_KV_F16 1
 
+/* How to create a context. Get it from llm_context_default_params(). */
 typedef struct llm_context_params {
     uint32_t struct_size;
     /* Positions this context can hold (KV cache size). 0 = the model's
@@ -405,6 +419,8 @@ typedef struct llm_context_params {
     int32_t embeddings;
 } llm_context_params;
 
+/* Defaults: the model's maximum positions, physical cores, fp32 KV cache,
+ * no embeddings. */
 LLM_API llm_context_params llm_context_default_params(void);
 
 /* Create a context on `model`. The model must outlive it. */
@@ -531,8 +547,10 @@ LLM_API llm_status llm_embed(llm_context *ctx, const llm_token *tokens, size_t n
                              size_t *n_out);
 
 /* ---- sampler -------------------------------------------------------------- */
+/* Picks tokens from logits (opaque): settings, RNG, optional grammar. */
 typedef struct llm_sampler llm_sampler;
 
+/* How a sampler picks. Get it from llm_sampler_default_params(). */
 typedef struct llm_sampler_params {
     uint32_t struct_size;
     float temperature;     /* 0 = greedy (argmax); default 1.0 */
@@ -544,8 +562,11 @@ typedef struct llm_sampler_params {
     uint64_t seed;         /* RNG seed; 0 is replaced by a fixed constant */
 } llm_sampler_params;
 
+/* Defaults: temperature 1, top-p 0.9, everything else off. */
 LLM_API llm_sampler_params llm_sampler_default_params(void);
+/* A new sampler (NULL params: defaults); free it with llm_sampler_free(). */
 LLM_API llm_status llm_sampler_new(const llm_sampler_params *params, llm_sampler **out);
+/* Free a sampler (NULL is a no-op). */
 LLM_API void llm_sampler_free(llm_sampler *sampler);
 /* Restart the RNG from `seed` (same sequence as a new sampler). */
 LLM_API void llm_sampler_reseed(llm_sampler *sampler, uint64_t seed);
@@ -610,12 +631,14 @@ LLM_API size_t llm_context_step_max_bytes(const llm_context *ctx);
 typedef int32_t (*llm_piece_callback)(const char *text, size_t text_len, llm_token token,
                                       void *user_data);
 
+/* How llm_generate runs. Get it from llm_generate_default_params(). */
 typedef struct llm_generate_params {
     uint32_t struct_size;
     int32_t max_tokens;  /* tokens to generate at most; 0 = until EOS or context full */
     int32_t stop_at_eog; /* 1 (default): stop at an end-of-generation token */
 } llm_generate_params;
 
+/* Defaults: no token limit, stop at end-of-generation. */
 LLM_API llm_generate_params llm_generate_default_params(void);
 
 /* Feed `prompt` (may be empty to continue from the current state), then
