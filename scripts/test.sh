@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is needed, then
 #   1. the release build and every test CTest knows (goldens, bindings, Node,
-#      packaging, consumers, Windows cross-check);
+#      packaging, consumers, Windows cross-check) and the Doxygen reference;
 #   2. the same C/C++ suite built with AddressSanitizer + UBSan;
 #   3. the concurrency, thread pool and matrix-product tests built with
 #      ThreadSanitizer;
@@ -26,6 +26,7 @@ scripts/check-format.sh
 step "release build + ctest"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLM_SHARED_DIR="$LLM_SHARED_DIR"
 cmake --build build -j "$jobs"
+cmake --build build --target docs # the API reference: Doxygen warnings fail it
 (cd build && ctest --output-on-failure --timeout 600 -j "$jobs")
 
 step "AddressSanitizer + UBSan build + ctest"
