@@ -114,6 +114,7 @@
       "sources": [
         "src/addon.cc",
         "src/args.cc",
+        "src/chat_template.cc",
         "src/embed_worker.cc",
         "src/errors.cc",
         "src/generation.cc",

@@ -149,6 +149,41 @@ export interface ChatMessage {
   content: string;
 }
 
+/** Options of model.applyChatTemplate(). */
+export interface ChatTemplateOptions {
+  /** Tool definitions (JSON-able), given to the template as `tools`. */
+  tools?: readonly unknown[] | null;
+  /** Extra template variables, e.g. {enable_thinking: false}. */
+  vars?: Record<string, unknown> | null;
+  /** End by opening the assistant's turn (default true). */
+  addGenerationPrompt?: boolean;
+  /** A Jinja template to use instead of the model's. */
+  template?: string | null;
+}
+
+/** A message for applyChatTemplate(): earlier answers may carry their parsed parts. */
+export interface TemplateMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
+  content: string | readonly unknown[];
+  reasoningContent?: string;
+  toolCalls?: readonly unknown[];
+  toolCallId?: string;
+  [key: string]: unknown;
+}
+
+/** A tool call found in an answer. */
+export interface ToolCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** An answer split by model.parseChat(). */
+export interface ParsedChat {
+  content: string;
+  reasoningContent: string;
+  toolCalls: ToolCall[];
+}
+
 /** Why a generation ended. */
 export type StopReason = 'eog' | 'maxTokens' | 'contextFull' | 'cancelled' | 'error';
 
@@ -251,6 +286,15 @@ export declare class Model {
   isSpecial(id: number): boolean;
   /** Messages in the chat template; throws LlmError UNSUPPORTED without one. */
   formatChat(messages: readonly ChatMessage[], options?: { addAssistant?: boolean }): string;
+  /**
+   * The prompt for a conversation, from the model's own chat template
+   * (tokenize it with parseSpecial). Throws LlmError TEMPLATE or UNSUPPORTED.
+   */
+  applyChatTemplate(messages: readonly TemplateMessage[], options?: ChatTemplateOptions): string;
+  /** The model's Jinja chat template ('' if it has none). */
+  readonly chatTemplate: string;
+  /** Split a generated answer into reasoning, content and tool calls. */
+  parseChat(text: string): ParsedChat;
   createSession(options?: SessionOptions): Session;
   /** Format, generate in a fresh session, resolve with the reply. */
   chat(messages: readonly ChatMessage[], options?: ChatOptions): Promise<string>;

@@ -1,5 +1,6 @@
 'use strict';
 const binding = require('./binding');
+const chat = require('./chat');
 const { invalidArgument } = require('./errors');
 const { kInternal } = require('./internal');
 const opt = require('./options');
@@ -133,6 +134,37 @@ class Model {
     const addAssistant = opt.boolean(o.addAssistant, 'addAssistant', true);
     if (!Array.isArray(messages)) throw invalidArgument('messages must be an array');
     return this.#live().formatChat(messages, addAssistant);
+  }
+
+  /**
+   * The prompt for a conversation, rendered with the model's own chat
+   * template (or options.template). messages: [{role, content}, ...] (also
+   * toolCalls / reasoningContent of earlier answers). Options: tools (an
+   * array of tool definitions), vars (extra template variables, e.g.
+   * {enable_thinking: false}), addGenerationPrompt (default true: end by
+   * opening the assistant's turn), template (a Jinja template to use
+   * instead). Tokenize the prompt with parseSpecial. Throws an LlmError:
+   * TEMPLATE (the template failed, the message names the line),
+   * UNSUPPORTED (no template), INVALID_ARGUMENT.
+   */
+  applyChatTemplate(messages, options) {
+    const args = chat.applyArguments(messages, options);
+    return this.#live().applyChatTemplate(...args);
+  }
+
+  /** The model's Jinja chat template ('' if it has none). */
+  get chatTemplate() {
+    return this.#live().chatTemplate();
+  }
+
+  /**
+   * Split a generated answer into {content, reasoningContent, toolCalls}:
+   * a <think>...</think> block is the reasoning, <tool_call> blocks (and a
+   * Llama 3.1 JSON call) are toolCalls [{name, arguments}].
+   */
+  parseChat(text) {
+    opt.string(text, 'text');
+    return chat.parsedAnswer(this.#live().parseChat(text));
   }
 
   /**

@@ -5,6 +5,7 @@
 
 #include "addon_data.h"
 #include "args.h"
+#include "chat_template.h"
 #include "embed_worker.h"
 #include "errors.h"
 #include "handle_passing.h"
@@ -84,6 +85,9 @@ Napi::Function ModelWrap::Define(Napi::Env env) {
                            InstanceMethod<&ModelWrap::Detokenize>("detokenize"),
                            InstanceMethod<&ModelWrap::TokenPiece>("tokenPiece"),
                            InstanceMethod<&ModelWrap::FormatChat>("formatChat"),
+                           InstanceMethod<&ModelWrap::ApplyChatTemplate>("applyChatTemplate"),
+                           InstanceMethod<&ModelWrap::ChatTemplate>("chatTemplate"),
+                           InstanceMethod<&ModelWrap::ParseChat>("parseChat"),
                            InstanceMethod<&ModelWrap::IsEog>("isEog"),
                            InstanceMethod<&ModelWrap::IsSpecial>("isSpecial"),
                            InstanceMethod<&ModelWrap::Metadata>("metadata"),
@@ -141,6 +145,18 @@ Napi::Value ModelWrap::TokenPiece(const Napi::CallbackInfo &info) {
 
 Napi::Value ModelWrap::FormatChat(const Napi::CallbackInfo &info) {
     return llmnode::FormatChat(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::ApplyChatTemplate(const Napi::CallbackInfo &info) {
+    return llmnode::ApplyChatTemplate(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::ChatTemplate(const Napi::CallbackInfo &info) {
+    return llmnode::ChatTemplate(info, Get(info.Env()));
+}
+
+Napi::Value ModelWrap::ParseChat(const Napi::CallbackInfo &info) {
+    return llmnode::ParseChat(info, Get(info.Env()));
 }
 
 Napi::Value ModelWrap::IsEog(const Napi::CallbackInfo &info) {

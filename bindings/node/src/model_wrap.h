@@ -24,6 +24,9 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Value Detokenize(const Napi::CallbackInfo &info);
     Napi::Value TokenPiece(const Napi::CallbackInfo &info);
     Napi::Value FormatChat(const Napi::CallbackInfo &info);
+    Napi::Value ApplyChatTemplate(const Napi::CallbackInfo &info);
+    Napi::Value ChatTemplate(const Napi::CallbackInfo &info);
+    Napi::Value ParseChat(const Napi::CallbackInfo &info);
     Napi::Value IsEog(const Napi::CallbackInfo &info);
     Napi::Value IsSpecial(const Napi::CallbackInfo &info);
     Napi::Value Metadata(const Napi::CallbackInfo &info);

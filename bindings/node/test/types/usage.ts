@@ -1,5 +1,5 @@
 // Compiled (not run) by types.test.js: index.d.ts must describe the API as used here.
-import { Generation, LlmError, Model, Session, Status, StopReason, WeightType, systemInfo, version } from 'libllm';
+import { Generation, LlmError, Model, ParsedChat, Session, Status, StopReason, WeightType, systemInfo, version } from 'libllm';
 
 async function main(): Promise<string> {
   const model: Model = await Model.load('stories260K.bin', { tokenizerPath: 'tok512.bin', weightType: 'q8_0', mmap: true });
@@ -43,6 +43,13 @@ async function main(): Promise<string> {
   } catch (error) {
     if (error instanceof LlmError && error.code === Status.UNSUPPORTED) console.log(error.statusName);
   }
+  const chatPrompt: string = model.applyChatTemplate([{ role: 'user', content: 'Hi' }], {
+    vars: { enable_thinking: false },
+    addGenerationPrompt: true,
+  });
+  const parsed: ParsedChat = model.parseChat('<think>a</think>b');
+  const template: string = model.chatTemplate;
+  console.log(chatPrompt.length, parsed.reasoningContent, parsed.toolCalls.length, template.length);
   session.dispose();
   model.dispose();
   quantized.dispose();
