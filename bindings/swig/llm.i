@@ -64,6 +64,22 @@ static char *llm_swig_strdup(const char *s) {
     }
 }
 
+/* ---- llm_chat_params strings --------------------------------------------- */
+/* Same ownership as tokenizer_path: copies owned and freed by the struct. */
+%typemap(memberin) const char *template_override, const char *tools_json,
+    const char *extra_vars_json {
+    free((char *)$1);
+    $1 = llm_swig_strdup($input);
+}
+%extend llm_chat_params {
+    ~llm_chat_params() {
+        free((char *)$self->template_override);
+        free((char *)$self->tools_json);
+        free((char *)$self->extra_vars_json);
+        free($self);
+    }
+}
+
 /* ---- per-language typemaps (before the declarations they bind to) -------- */
 #if defined(SWIGGO)
 %include "llm_go.swg"

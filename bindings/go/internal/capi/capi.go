@@ -82,205 +82,203 @@ typedef _goslice_ swig_type_52;
 typedef _goslice_ swig_type_53;
 typedef _gostring_ swig_type_54;
 typedef _gostring_ swig_type_55;
-typedef long long swig_type_56;
-typedef _gostring_ swig_type_57;
-typedef long long swig_type_58;
+typedef _goslice_ swig_type_56;
+typedef _goslice_ swig_type_57;
+typedef _gostring_ swig_type_58;
 typedef _goslice_ swig_type_59;
 typedef _gostring_ swig_type_60;
 typedef _goslice_ swig_type_61;
 typedef _gostring_ swig_type_62;
 typedef _goslice_ swig_type_63;
-typedef _gostring_ swig_type_64;
-typedef _goslice_ swig_type_65;
+typedef _goslice_ swig_type_64;
+typedef _gostring_ swig_type_65;
 typedef _goslice_ swig_type_66;
-typedef _gostring_ swig_type_67;
-typedef _goslice_ swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef _gostring_ swig_type_70;
+typedef _goslice_ swig_type_67;
+typedef _gostring_ swig_type_68;
+typedef _gostring_ swig_type_69;
+typedef _goslice_ swig_type_70;
 typedef _gostring_ swig_type_71;
 typedef _goslice_ swig_type_72;
-typedef _gostring_ swig_type_73;
-typedef _goslice_ swig_type_74;
+typedef _goslice_ swig_type_73;
+typedef _gostring_ swig_type_74;
 typedef _goslice_ swig_type_75;
 typedef _gostring_ swig_type_76;
-typedef _goslice_ swig_type_77;
+typedef _gostring_ swig_type_77;
 typedef _gostring_ swig_type_78;
 typedef _gostring_ swig_type_79;
 typedef _gostring_ swig_type_80;
 typedef _gostring_ swig_type_81;
-typedef _gostring_ swig_type_82;
-typedef _gostring_ swig_type_83;
+typedef _goslice_ swig_type_82;
+typedef _goslice_ swig_type_83;
 typedef _goslice_ swig_type_84;
-typedef _goslice_ swig_type_85;
-typedef _goslice_ swig_type_86;
-typedef long long swig_type_87;
-typedef long long swig_type_88;
-typedef _gostring_ swig_type_89;
-typedef _goslice_ swig_type_90;
-typedef long long swig_type_91;
+typedef long long swig_type_85;
+typedef long long swig_type_86;
+typedef _gostring_ swig_type_87;
+typedef _goslice_ swig_type_88;
+typedef long long swig_type_89;
+typedef _gostring_ swig_type_90;
+typedef _goslice_ swig_type_91;
 typedef _gostring_ swig_type_92;
-typedef _goslice_ swig_type_93;
+typedef _gostring_ swig_type_93;
 typedef _gostring_ swig_type_94;
 typedef _gostring_ swig_type_95;
 typedef _gostring_ swig_type_96;
 typedef _gostring_ swig_type_97;
 typedef _gostring_ swig_type_98;
-typedef _gostring_ swig_type_99;
-typedef _gostring_ swig_type_100;
+typedef _goslice_ swig_type_99;
+typedef _goslice_ swig_type_100;
 typedef _goslice_ swig_type_101;
 typedef _goslice_ swig_type_102;
-typedef _goslice_ swig_type_103;
-typedef _goslice_ swig_type_104;
+typedef long long swig_type_103;
+typedef _gostring_ swig_type_104;
 typedef long long swig_type_105;
 typedef _gostring_ swig_type_106;
 typedef long long swig_type_107;
-typedef _gostring_ swig_type_108;
-typedef long long swig_type_109;
-typedef _goslice_ swig_type_110;
-extern void _wrap_Swig_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_e77416aff6f95981(swig_intgo arg1);
-extern swig_intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981(void);
-extern swig_type_1 _wrap_llm_version_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_llm_version_number_capi_e77416aff6f95981(void);
-extern swig_type_2 _wrap_llm_system_info_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_INVALID_ARGUMENT_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_NOT_FOUND_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_IO_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_TRUNCATED_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_SIZE_MISMATCH_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_BAD_DIMENSIONS_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_FORMAT_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_UNSUPPORTED_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_CONTEXT_FULL_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_CANCELLED_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981(void);
-extern swig_intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981(void);
-extern swig_type_3 _wrap_llm_status_str_capi_e77416aff6f95981(int arg1);
-extern swig_intgo _wrap_LLM_TOKEN_NONE_capi_e77416aff6f95981(void);
-extern void _wrap_llm_model_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_model_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_4 arg2);
-extern swig_type_5 _wrap_llm_model_params_tokenizer_path_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_model_params_weight_type_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_model_params_weight_type_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_model_params_use_mmap_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_model_params_use_mmap_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_delete_llm_model_params_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_new_llm_model_params_capi_e77416aff6f95981(void);
-extern uintptr_t _wrap_llm_model_default_params_capi_e77416aff6f95981(void);
-extern swig_type_6 _wrap_llm_model_load_capi_e77416aff6f95981(swig_type_7 arg1, uintptr_t arg2, swig_type_8 arg3);
-extern void _wrap_llm_model_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_n_vocab_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_n_ctx_train_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_n_embd_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_n_layer_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_n_head_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_n_head_kv_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_9 _wrap_llm_model_n_params_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_10 _wrap_llm_model_weight_bytes_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_weight_type_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_11 _wrap_llm_model_arch_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_meta_count_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_12 _wrap_llm_model_meta_key_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_13 arg3, swig_type_14 arg4);
-extern swig_type_15 _wrap_llm_model_meta_value_capi_e77416aff6f95981(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_llm_weight_type_name_capi_e77416aff6f95981(swig_intgo arg1);
-extern swig_intgo _wrap_llm_weight_type_from_name_capi_e77416aff6f95981(swig_type_20 arg1);
-extern swig_intgo _wrap_llm_model_bos_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_model_eos_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_token_is_eog_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_token_is_special_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_21 _wrap_llm_tokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_22 arg2, swig_intgo arg3, swig_type_23 arg4, swig_type_24 arg5);
-extern swig_type_25 _wrap_llm_token_to_piece_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_type_27 arg4);
-extern swig_type_28 _wrap_llm_detokenize_capi_e77416aff6f95981(uintptr_t arg1, swig_type_29 arg2, swig_intgo arg3, swig_type_30 arg4, swig_type_31 arg5);
-extern swig_type_32 _wrap_llm_detokenizer_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_33 arg2);
-extern void _wrap_llm_detokenizer_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_34 _wrap_llm_detokenizer_push_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2, swig_type_35 arg3, swig_type_36 arg4);
-extern swig_type_37 _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
-extern void _wrap_llm_detokenizer_reset_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_40 _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_41 arg2);
-extern swig_type_42 _wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_43 arg2);
-extern swig_type_44 _wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_new_llm_chat_params_capi_e77416aff6f95981(void);
-extern void _wrap_delete_llm_chat_params_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_llm_chat_default_params_capi_e77416aff6f95981(void);
-extern swig_type_47 _wrap_llm_chat_apply_capi_e77416aff6f95981(uintptr_t arg1, swig_type_48 arg2, uintptr_t arg3, swig_type_49 arg4, swig_type_50 arg5);
-extern swig_type_51 _wrap_llm_model_chat_template_capi_e77416aff6f95981(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
-extern swig_type_54 _wrap_llm_chat_parse_capi_e77416aff6f95981(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4, swig_type_58 arg5, swig_type_59 arg6);
-extern void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_context_params_n_ctx_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_context_params_n_threads_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_new_llm_context_params_capi_e77416aff6f95981(void);
-extern void _wrap_delete_llm_context_params_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_llm_context_default_params_capi_e77416aff6f95981(void);
-extern swig_type_60 _wrap_llm_context_new_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_61 arg3);
-extern void _wrap_llm_context_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_62 _wrap_llm_forward_capi_e77416aff6f95981(uintptr_t arg1, swig_type_63 arg2);
-extern swig_intgo _wrap_llm_context_position_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_intgo _wrap_llm_context_n_ctx_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_64 _wrap_llm_context_copy_logits_capi_e77416aff6f95981(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
-extern swig_type_67 _wrap_llm_context_tokens_capi_e77416aff6f95981(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3);
-extern swig_type_70 _wrap_llm_context_rewind_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern void _wrap_llm_context_reset_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_context_cancel_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_71 _wrap_llm_context_state_size_capi_e77416aff6f95981(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_llm_context_state_save_capi_e77416aff6f95981(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_llm_context_state_load_capi_e77416aff6f95981(uintptr_t arg1, swig_type_77 arg2);
-extern swig_type_78 _wrap_llm_context_state_save_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_llm_context_state_load_file_capi_e77416aff6f95981(uintptr_t arg1, swig_type_81 arg2);
-extern swig_type_82 _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_intgo _wrap_llm_model_default_pooling_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_83 _wrap_llm_embed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_84 arg2, swig_intgo arg3, swig_intgo arg4, swig_type_85 arg5, swig_type_86 arg6);
-extern void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_sampler_params_struct_size_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_temperature_set_capi_e77416aff6f95981(uintptr_t arg1, float arg2);
-extern float _wrap_llm_sampler_params_temperature_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_top_p_set_capi_e77416aff6f95981(uintptr_t arg1, float arg2);
-extern float _wrap_llm_sampler_params_top_p_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_top_k_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_sampler_params_top_k_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_min_p_set_capi_e77416aff6f95981(uintptr_t arg1, float arg2);
-extern float _wrap_llm_sampler_params_min_p_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(uintptr_t arg1, float arg2);
-extern float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(uintptr_t arg1, swig_type_87 arg2);
-extern swig_type_88 _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_new_llm_sampler_params_capi_e77416aff6f95981(void);
-extern void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(uintptr_t arg1);
-extern uintptr_t _wrap_llm_sampler_default_params_capi_e77416aff6f95981(void);
-extern swig_type_89 _wrap_llm_sampler_new_capi_e77416aff6f95981(uintptr_t arg1, swig_type_90 arg2);
-extern void _wrap_llm_sampler_free_capi_e77416aff6f95981(uintptr_t arg1);
-extern void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(uintptr_t arg1, swig_type_91 arg2);
-extern swig_type_92 _wrap_llm_sample_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_93 arg3);
-extern swig_type_94 _wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_95 arg3, swig_type_96 arg4);
-extern swig_type_97 _wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_98 arg3);
-extern swig_type_99 _wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_100 _wrap_llm_context_step_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_101 arg3, swig_type_102 arg4, swig_type_103 arg5, swig_type_104 arg6);
-extern swig_type_105 _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(uintptr_t arg1);
-extern swig_type_106 _wrap_llm_decode_batch_capi_e77416aff6f95981(uintptr_t arg1, swig_voidp arg2, swig_type_107 arg3, swig_voidp arg4);
-extern swig_type_108 _wrap_llm_step_batch_capi_e77416aff6f95981(uintptr_t arg1, uintptr_t arg2, swig_type_109 arg3, swig_voidp arg4, swig_type_110 arg5, swig_voidp arg6);
+typedef _goslice_ swig_type_108;
+extern void _wrap_Swig_free_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_792a18dfd21ea9cb(swig_intgo arg1);
+extern swig_intgo _wrap_LLM_VERSION_NUMBER_capi_792a18dfd21ea9cb(void);
+extern swig_type_1 _wrap_llm_version_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_llm_version_number_capi_792a18dfd21ea9cb(void);
+extern swig_type_2 _wrap_llm_system_info_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_INVALID_ARGUMENT_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_NOT_FOUND_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_IO_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_TRUNCATED_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_SIZE_MISMATCH_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_BAD_DIMENSIONS_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_FORMAT_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_UNSUPPORTED_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_CONTEXT_FULL_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_CANCELLED_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_INTERNAL_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_TEMPLATE_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_GRAMMAR_capi_792a18dfd21ea9cb(void);
+extern swig_intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_792a18dfd21ea9cb(void);
+extern swig_type_3 _wrap_llm_status_str_capi_792a18dfd21ea9cb(int arg1);
+extern swig_intgo _wrap_LLM_TOKEN_NONE_capi_792a18dfd21ea9cb(void);
+extern void _wrap_llm_model_params_struct_size_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_model_params_struct_size_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_model_params_tokenizer_path_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_4 arg2);
+extern swig_type_5 _wrap_llm_model_params_tokenizer_path_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_model_params_weight_type_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_model_params_weight_type_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_model_params_use_mmap_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_model_params_use_mmap_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_delete_llm_model_params_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_new_llm_model_params_capi_792a18dfd21ea9cb(void);
+extern uintptr_t _wrap_llm_model_default_params_capi_792a18dfd21ea9cb(void);
+extern swig_type_6 _wrap_llm_model_load_capi_792a18dfd21ea9cb(swig_type_7 arg1, uintptr_t arg2, swig_type_8 arg3);
+extern void _wrap_llm_model_free_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_n_vocab_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_n_ctx_train_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_n_embd_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_n_layer_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_n_head_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_n_head_kv_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_9 _wrap_llm_model_n_params_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_10 _wrap_llm_model_weight_bytes_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_weight_type_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_11 _wrap_llm_model_arch_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_meta_count_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_12 _wrap_llm_model_meta_key_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2, swig_type_13 arg3, swig_type_14 arg4);
+extern swig_type_15 _wrap_llm_model_meta_value_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_llm_weight_type_name_capi_792a18dfd21ea9cb(swig_intgo arg1);
+extern swig_intgo _wrap_llm_weight_type_from_name_capi_792a18dfd21ea9cb(swig_type_20 arg1);
+extern swig_intgo _wrap_llm_model_bos_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_model_eos_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_token_is_eog_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_token_is_special_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_21 _wrap_llm_tokenize_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_22 arg2, swig_intgo arg3, swig_type_23 arg4, swig_type_24 arg5);
+extern swig_type_25 _wrap_llm_token_to_piece_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2, swig_type_26 arg3, swig_type_27 arg4);
+extern swig_type_28 _wrap_llm_detokenize_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_29 arg2, swig_intgo arg3, swig_type_30 arg4, swig_type_31 arg5);
+extern swig_type_32 _wrap_llm_detokenizer_new_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_33 arg2);
+extern void _wrap_llm_detokenizer_free_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_34 _wrap_llm_detokenizer_push_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2, swig_type_35 arg3, swig_type_36 arg4);
+extern swig_type_37 _wrap_llm_detokenizer_flush_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
+extern void _wrap_llm_detokenizer_reset_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_40 _wrap_llm_detokenizer_max_bytes_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_chat_params_struct_size_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_chat_params_struct_size_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_chat_params_template_override_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_41 arg2);
+extern swig_type_42 _wrap_llm_chat_params_template_override_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_chat_params_tools_json_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_43 arg2);
+extern swig_type_44 _wrap_llm_chat_params_tools_json_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_chat_params_extra_vars_json_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_llm_chat_params_extra_vars_json_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_chat_params_add_generation_prompt_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_delete_llm_chat_params_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_new_llm_chat_params_capi_792a18dfd21ea9cb(void);
+extern uintptr_t _wrap_llm_chat_default_params_capi_792a18dfd21ea9cb(void);
+extern swig_type_47 _wrap_llm_chat_apply_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_48 arg2, uintptr_t arg3, swig_type_49 arg4, swig_type_50 arg5);
+extern swig_type_51 _wrap_llm_model_chat_template_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern swig_type_54 _wrap_llm_chat_parse_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4);
+extern void _wrap_llm_context_params_struct_size_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_struct_size_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_context_params_n_ctx_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_n_ctx_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_context_params_n_threads_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_n_threads_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_context_params_kv_type_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_kv_type_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_context_params_embeddings_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_context_params_embeddings_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_new_llm_context_params_capi_792a18dfd21ea9cb(void);
+extern void _wrap_delete_llm_context_params_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_llm_context_default_params_capi_792a18dfd21ea9cb(void);
+extern swig_type_58 _wrap_llm_context_new_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_type_59 arg3);
+extern void _wrap_llm_context_free_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_60 _wrap_llm_forward_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_61 arg2);
+extern swig_intgo _wrap_llm_context_position_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_intgo _wrap_llm_context_n_ctx_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_62 _wrap_llm_context_copy_logits_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
+extern swig_type_65 _wrap_llm_context_tokens_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_66 arg2, swig_type_67 arg3);
+extern swig_type_68 _wrap_llm_context_rewind_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern void _wrap_llm_context_reset_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_context_cancel_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_69 _wrap_llm_context_state_size_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_llm_context_state_save_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_72 arg2, swig_type_73 arg3);
+extern swig_type_74 _wrap_llm_context_state_load_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_75 arg2);
+extern swig_type_76 _wrap_llm_context_state_save_file_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_77 arg2);
+extern swig_type_78 _wrap_llm_context_state_load_file_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_llm_context_copy_prefix_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_intgo _wrap_llm_model_default_pooling_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_81 _wrap_llm_embed_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_82 arg2, swig_intgo arg3, swig_intgo arg4, swig_type_83 arg5, swig_type_84 arg6);
+extern void _wrap_llm_sampler_params_struct_size_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_sampler_params_struct_size_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_temperature_set_capi_792a18dfd21ea9cb(uintptr_t arg1, float arg2);
+extern float _wrap_llm_sampler_params_temperature_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_top_p_set_capi_792a18dfd21ea9cb(uintptr_t arg1, float arg2);
+extern float _wrap_llm_sampler_params_top_p_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_top_k_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_sampler_params_top_k_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_min_p_set_capi_792a18dfd21ea9cb(uintptr_t arg1, float arg2);
+extern float _wrap_llm_sampler_params_min_p_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_repeat_penalty_set_capi_792a18dfd21ea9cb(uintptr_t arg1, float arg2);
+extern float _wrap_llm_sampler_params_repeat_penalty_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_repeat_last_n_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_params_seed_set_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_85 arg2);
+extern swig_type_86 _wrap_llm_sampler_params_seed_get_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_new_llm_sampler_params_capi_792a18dfd21ea9cb(void);
+extern void _wrap_delete_llm_sampler_params_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern uintptr_t _wrap_llm_sampler_default_params_capi_792a18dfd21ea9cb(void);
+extern swig_type_87 _wrap_llm_sampler_new_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_88 arg2);
+extern void _wrap_llm_sampler_free_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern void _wrap_llm_sampler_reseed_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_type_89 arg2);
+extern swig_type_90 _wrap_llm_sample_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_type_91 arg3);
+extern swig_type_92 _wrap_llm_sampler_set_grammar_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_type_93 arg3, swig_type_94 arg4);
+extern swig_type_95 _wrap_llm_sampler_set_json_schema_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_type_96 arg3);
+extern swig_type_97 _wrap_llm_sampler_clear_grammar_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_98 _wrap_llm_context_step_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3, swig_type_100 arg4, swig_type_101 arg5, swig_type_102 arg6);
+extern swig_type_103 _wrap_llm_context_step_max_bytes_capi_792a18dfd21ea9cb(uintptr_t arg1);
+extern swig_type_104 _wrap_llm_decode_batch_capi_792a18dfd21ea9cb(uintptr_t arg1, swig_voidp arg2, swig_type_105 arg3, swig_voidp arg4);
+extern swig_type_106 _wrap_llm_step_batch_capi_792a18dfd21ea9cb(uintptr_t arg1, uintptr_t arg2, swig_type_107 arg3, swig_voidp arg4, swig_type_108 arg5, swig_voidp arg6);
 #undef intgo
 */
 import "C"
@@ -312,8 +310,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_e77416aff6f95981
-func cgo_panic__capi_e77416aff6f95981(p *byte) {
+//export cgo_panic__capi_792a18dfd21ea9cb
+func cgo_panic__capi_792a18dfd21ea9cb(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -334,13 +332,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_e77416aff6f95981(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_792a18dfd21ea9cb(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -433,14 +431,14 @@ const LLM_VERSION_PATCH int = 0
 const LLM_VERSION_STRING string = "1.4.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_VERSION_NUMBER int = _swig_getLLM_VERSION_NUMBER()
 func Llm_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_llm_version_capi_e77416aff6f95981()
+	swig_r_p := C._wrap_llm_version_capi_792a18dfd21ea9cb()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -449,13 +447,13 @@ func Llm_version() (_swig_ret string) {
 
 func Llm_version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_llm_version_number_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_llm_version_number_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 func Llm_system_info() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_llm_system_info_capi_e77416aff6f95981()
+	swig_r_p := C._wrap_llm_system_info_capi_792a18dfd21ea9cb()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -465,126 +463,126 @@ func Llm_system_info() (_swig_ret string) {
 const LLM_OK int = 0
 func _swig_getLLM_ERR_INVALID_ARGUMENT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_INVALID_ARGUMENT_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_INVALID_ARGUMENT_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_INVALID_ARGUMENT int = _swig_getLLM_ERR_INVALID_ARGUMENT()
 func _swig_getLLM_ERR_NOT_FOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_NOT_FOUND_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_NOT_FOUND_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_NOT_FOUND int = _swig_getLLM_ERR_NOT_FOUND()
 func _swig_getLLM_ERR_IO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_IO_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_IO_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_IO int = _swig_getLLM_ERR_IO()
 func _swig_getLLM_ERR_TRUNCATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_TRUNCATED_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_TRUNCATED_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_TRUNCATED int = _swig_getLLM_ERR_TRUNCATED()
 func _swig_getLLM_ERR_SIZE_MISMATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_SIZE_MISMATCH_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_SIZE_MISMATCH_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_SIZE_MISMATCH int = _swig_getLLM_ERR_SIZE_MISMATCH()
 func _swig_getLLM_ERR_BAD_DIMENSIONS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_BAD_DIMENSIONS_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_BAD_DIMENSIONS_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_BAD_DIMENSIONS int = _swig_getLLM_ERR_BAD_DIMENSIONS()
 func _swig_getLLM_ERR_FORMAT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_FORMAT_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_FORMAT_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_FORMAT int = _swig_getLLM_ERR_FORMAT()
 func _swig_getLLM_ERR_TOKENIZER_MISMATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_TOKENIZER_MISMATCH int = _swig_getLLM_ERR_TOKENIZER_MISMATCH()
 func _swig_getLLM_ERR_UNSUPPORTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_UNSUPPORTED_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_UNSUPPORTED_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_UNSUPPORTED int = _swig_getLLM_ERR_UNSUPPORTED()
 func _swig_getLLM_ERR_TOKEN_OUT_OF_RANGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_TOKEN_OUT_OF_RANGE int = _swig_getLLM_ERR_TOKEN_OUT_OF_RANGE()
 func _swig_getLLM_ERR_CONTEXT_FULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_CONTEXT_FULL_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_CONTEXT_FULL_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_CONTEXT_FULL int = _swig_getLLM_ERR_CONTEXT_FULL()
 func _swig_getLLM_ERR_BUFFER_TOO_SMALL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_BUFFER_TOO_SMALL int = _swig_getLLM_ERR_BUFFER_TOO_SMALL()
 func _swig_getLLM_ERR_CANCELLED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_CANCELLED_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_CANCELLED_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_CANCELLED int = _swig_getLLM_ERR_CANCELLED()
 func _swig_getLLM_ERR_OUT_OF_MEMORY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_OUT_OF_MEMORY_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_OUT_OF_MEMORY_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_OUT_OF_MEMORY int = _swig_getLLM_ERR_OUT_OF_MEMORY()
 func _swig_getLLM_ERR_INTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_INTERNAL_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_INTERNAL int = _swig_getLLM_ERR_INTERNAL()
 func _swig_getLLM_ERR_TEMPLATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_TEMPLATE_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_TEMPLATE int = _swig_getLLM_ERR_TEMPLATE()
 func _swig_getLLM_ERR_GRAMMAR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_GRAMMAR_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
 var LLM_ERR_GRAMMAR int = _swig_getLLM_ERR_GRAMMAR()
 func _swig_getLLM_ERR_STATE_MISMATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_ERR_STATE_MISMATCH_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
@@ -592,7 +590,7 @@ var LLM_ERR_STATE_MISMATCH int = _swig_getLLM_ERR_STATE_MISMATCH()
 func Llm_status_str(arg1 int32) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_llm_status_str_capi_e77416aff6f95981(C.int(_swig_i_0))
+	swig_r_p := C._wrap_llm_status_str_capi_792a18dfd21ea9cb(C.int(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -605,7 +603,7 @@ const LLM_LOG_WARN int = 2
 const LLM_LOG_ERROR int = 3
 func _swig_getLLM_TOKEN_NONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_LLM_TOKEN_NONE_capi_e77416aff6f95981())
+	swig_r = (int)(C._wrap_LLM_TOKEN_NONE_capi_792a18dfd21ea9cb())
 	return swig_r
 }
 
@@ -634,20 +632,20 @@ func (p SwigcptrLlm_model_params) SwigIsLlm_model_params() {
 func (arg1 SwigcptrLlm_model_params) SetStruct_size(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_model_params_struct_size_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_model_params_struct_size_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_model_params) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_llm_model_params_struct_size_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_llm_model_params_struct_size_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_model_params) SetTokenizer_path(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_llm_model_params_tokenizer_path_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_4)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -656,7 +654,7 @@ func (arg1 SwigcptrLlm_model_params) SetTokenizer_path(arg2 string) {
 func (arg1 SwigcptrLlm_model_params) GetTokenizer_path() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_llm_model_params_tokenizer_path_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_llm_model_params_tokenizer_path_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -666,37 +664,37 @@ func (arg1 SwigcptrLlm_model_params) GetTokenizer_path() (_swig_ret string) {
 func (arg1 SwigcptrLlm_model_params) SetWeight_type(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_model_params_weight_type_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_model_params_weight_type_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_model_params) GetWeight_type() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_model_params_weight_type_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_params_weight_type_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_model_params) SetUse_mmap(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_model_params_use_mmap_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_model_params_use_mmap_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_model_params) GetUse_mmap() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_model_params_use_mmap_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_params_use_mmap_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func DeleteLlm_model_params(arg1 Llm_model_params) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_llm_model_params_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_llm_model_params_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func NewLlm_model_params() (_swig_ret Llm_model_params) {
 	var swig_r Llm_model_params
-	swig_r = (Llm_model_params)(SwigcptrLlm_model_params(C._wrap_new_llm_model_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_model_params)(SwigcptrLlm_model_params(C._wrap_new_llm_model_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
@@ -715,7 +713,7 @@ type Llm_model_params interface {
 
 func Llm_model_default_params() (_swig_ret Llm_model_params) {
 	var swig_r Llm_model_params
-	swig_r = (Llm_model_params)(SwigcptrLlm_model_params(C._wrap_llm_model_default_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_model_params)(SwigcptrLlm_model_params(C._wrap_llm_model_default_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
@@ -724,7 +722,7 @@ func Llm_model_load(arg1 string, arg2 Llm_model_params, arg3 []SwigcptrModel) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_model_load_capi_e77416aff6f95981(*(*C.swig_type_7)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_model_load_capi_792a18dfd21ea9cb(*(*C.swig_type_7)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -739,76 +737,76 @@ func Llm_model_load(arg1 string, arg2 Llm_model_params, arg3 []SwigcptrModel) (_
 
 func Llm_model_free(arg1 Model) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_model_free_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_model_free_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_model_n_vocab(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_n_vocab_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_n_vocab_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_n_ctx_train(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_n_ctx_train_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_n_ctx_train_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_n_embd(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_n_embd_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_n_embd_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_n_layer(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_n_layer_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_n_layer_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_n_head(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_n_head_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_n_head_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_n_head_kv(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_n_head_kv_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_n_head_kv_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_n_params(arg1 Model) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_llm_model_n_params_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_llm_model_n_params_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_weight_bytes(arg1 Model) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_llm_model_weight_bytes_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_llm_model_weight_bytes_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_weight_type(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_weight_type_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_weight_type_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_arch(arg1 Model) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_llm_model_arch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_llm_model_arch_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -818,7 +816,7 @@ func Llm_model_arch(arg1 Model) (_swig_ret string) {
 func Llm_model_meta_count(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_meta_count_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_meta_count_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -828,7 +826,7 @@ func Llm_model_meta_key(arg1 Model, arg2 int, arg3 []byte, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_model_meta_key_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_model_meta_key_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -847,7 +845,7 @@ func Llm_model_meta_value(arg1 Model, arg2 string, arg3 []byte, arg4 []uint64) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_model_meta_value_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_model_meta_value_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -866,7 +864,7 @@ func Llm_model_meta_value(arg1 Model, arg2 string, arg3 []byte, arg4 []uint64) (
 func Llm_weight_type_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_llm_weight_type_name_capi_e77416aff6f95981(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_llm_weight_type_name_capi_792a18dfd21ea9cb(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -876,7 +874,7 @@ func Llm_weight_type_name(arg1 int) (_swig_ret string) {
 func Llm_weight_type_from_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_weight_type_from_name_capi_e77416aff6f95981(*(*C.swig_type_20)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_llm_weight_type_from_name_capi_792a18dfd21ea9cb(*(*C.swig_type_20)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -886,14 +884,14 @@ func Llm_weight_type_from_name(arg1 string) (_swig_ret int) {
 func Llm_model_bos(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_bos_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_bos_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_model_eos(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_eos_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_eos_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -901,7 +899,7 @@ func Llm_token_is_eog(arg1 Model, arg2 int) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_llm_token_is_eog_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_llm_token_is_eog_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
@@ -909,7 +907,7 @@ func Llm_token_is_special(arg1 Model, arg2 int) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_llm_token_is_special_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_llm_token_is_special_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
@@ -922,7 +920,7 @@ func Llm_tokenize(arg1 Model, arg2 string, arg3 int, arg4 []int32, arg5 []uint64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_tokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_tokenize_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -944,7 +942,7 @@ func Llm_token_to_piece(arg1 Model, arg2 int, arg3 []byte, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_token_to_piece_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_token_to_piece_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -965,7 +963,7 @@ func Llm_detokenize(arg1 Model, arg2 []int32, arg3 int, arg4 []byte, arg5 []uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_detokenize_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_detokenize_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -985,7 +983,7 @@ func Llm_detokenizer_new(arg1 Model, arg2 []SwigcptrDetokenizer) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_detokenizer_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_detokenizer_new_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -997,7 +995,7 @@ func Llm_detokenizer_new(arg1 Model, arg2 []SwigcptrDetokenizer) (_swig_ret erro
 
 func Llm_detokenizer_free(arg1 Detokenizer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_detokenizer_free_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_detokenizer_free_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_detokenizer_push(arg1 Detokenizer, arg2 int, arg3 []byte, arg4 []uint64) (_swig_ret error) {
@@ -1006,7 +1004,7 @@ func Llm_detokenizer_push(arg1 Detokenizer, arg2 int, arg3 []byte, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_detokenizer_push_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_detokenizer_push_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1024,7 +1022,7 @@ func Llm_detokenizer_flush(arg1 Detokenizer, arg2 []byte, arg3 []uint64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_detokenizer_flush_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_detokenizer_flush_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1039,13 +1037,13 @@ func Llm_detokenizer_flush(arg1 Detokenizer, arg2 []byte, arg3 []uint64) (_swig_
 
 func Llm_detokenizer_reset(arg1 Detokenizer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_detokenizer_reset_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_detokenizer_reset_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_detokenizer_max_bytes(arg1 Detokenizer) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_llm_detokenizer_max_bytes_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1061,20 +1059,20 @@ func (p SwigcptrLlm_chat_params) SwigIsLlm_chat_params() {
 func (arg1 SwigcptrLlm_chat_params) SetStruct_size(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_chat_params_struct_size_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_chat_params) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_llm_chat_params_struct_size_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_chat_params) SetTemplate_override(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_llm_chat_params_template_override_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1083,7 +1081,7 @@ func (arg1 SwigcptrLlm_chat_params) SetTemplate_override(arg2 string) {
 func (arg1 SwigcptrLlm_chat_params) GetTemplate_override() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_llm_chat_params_template_override_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1093,7 +1091,7 @@ func (arg1 SwigcptrLlm_chat_params) GetTemplate_override() (_swig_ret string) {
 func (arg1 SwigcptrLlm_chat_params) SetTools_json(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_llm_chat_params_tools_json_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1102,7 +1100,7 @@ func (arg1 SwigcptrLlm_chat_params) SetTools_json(arg2 string) {
 func (arg1 SwigcptrLlm_chat_params) GetTools_json() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_llm_chat_params_tools_json_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1112,7 +1110,7 @@ func (arg1 SwigcptrLlm_chat_params) GetTools_json() (_swig_ret string) {
 func (arg1 SwigcptrLlm_chat_params) SetExtra_vars_json(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_llm_chat_params_extra_vars_json_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1121,7 +1119,7 @@ func (arg1 SwigcptrLlm_chat_params) SetExtra_vars_json(arg2 string) {
 func (arg1 SwigcptrLlm_chat_params) GetExtra_vars_json() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_llm_chat_params_extra_vars_json_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1131,25 +1129,25 @@ func (arg1 SwigcptrLlm_chat_params) GetExtra_vars_json() (_swig_ret string) {
 func (arg1 SwigcptrLlm_chat_params) SetAdd_generation_prompt(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_chat_params_add_generation_prompt_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_chat_params) GetAdd_generation_prompt() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func NewLlm_chat_params() (_swig_ret Llm_chat_params) {
-	var swig_r Llm_chat_params
-	swig_r = (Llm_chat_params)(SwigcptrLlm_chat_params(C._wrap_new_llm_chat_params_capi_e77416aff6f95981()))
+	swig_r = (int)(C._wrap_llm_chat_params_add_generation_prompt_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func DeleteLlm_chat_params(arg1 Llm_chat_params) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_llm_chat_params_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_llm_chat_params_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
+}
+
+func NewLlm_chat_params() (_swig_ret Llm_chat_params) {
+	var swig_r Llm_chat_params
+	swig_r = (Llm_chat_params)(SwigcptrLlm_chat_params(C._wrap_new_llm_chat_params_capi_792a18dfd21ea9cb()))
+	return swig_r
 }
 
 type Llm_chat_params interface {
@@ -1169,7 +1167,7 @@ type Llm_chat_params interface {
 
 func Llm_chat_default_params() (_swig_ret Llm_chat_params) {
 	var swig_r Llm_chat_params
-	swig_r = (Llm_chat_params)(SwigcptrLlm_chat_params(C._wrap_llm_chat_default_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_chat_params)(SwigcptrLlm_chat_params(C._wrap_llm_chat_default_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
@@ -1180,7 +1178,7 @@ func Llm_chat_apply(arg1 Model, arg2 string, arg3 Llm_chat_params, arg4 []byte, 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_llm_chat_apply_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_llm_chat_apply_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1201,7 +1199,7 @@ func Llm_model_chat_template(arg1 Model, arg2 []byte, arg3 []uint64) (_swig_ret 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_model_chat_template_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_model_chat_template_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1214,24 +1212,22 @@ func Llm_model_chat_template(arg1 Model, arg2 []byte, arg3 []uint64) (_swig_ret 
 	return swig_r_1
 }
 
-func Llm_chat_parse(arg1 Model, arg2 string, arg3 int64, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret error) {
+func Llm_chat_parse(arg1 Model, arg2 string, arg3 []byte, arg4 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_chat_parse_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), C.swig_type_56(_swig_i_2), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_3)), C.swig_type_58(_swig_i_4), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_chat_parse_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	if Swig_escape_always_false {
-		Swig_escape_val = arg4
+		Swig_escape_val = arg3
 	}
 	if Swig_escape_always_false {
-		Swig_escape_val = arg6
+		Swig_escape_val = arg4
 	}
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
@@ -1252,77 +1248,77 @@ func (p SwigcptrLlm_context_params) SwigIsLlm_context_params() {
 func (arg1 SwigcptrLlm_context_params) SetStruct_size(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_context_params_struct_size_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_context_params) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_llm_context_params_struct_size_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_context_params) SetN_ctx(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_context_params_n_ctx_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_context_params) GetN_ctx() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_context_params_n_ctx_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_context_params_n_ctx_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_context_params) SetN_threads(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_context_params_n_threads_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_context_params_n_threads_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_context_params) GetN_threads() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_context_params_n_threads_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_context_params) SetKv_type(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_context_params_kv_type_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_context_params) GetKv_type() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_context_params_kv_type_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_context_params) SetEmbeddings(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_context_params_embeddings_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_context_params) GetEmbeddings() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_context_params_embeddings_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLlm_context_params() (_swig_ret Llm_context_params) {
 	var swig_r Llm_context_params
-	swig_r = (Llm_context_params)(SwigcptrLlm_context_params(C._wrap_new_llm_context_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_context_params)(SwigcptrLlm_context_params(C._wrap_new_llm_context_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
 func DeleteLlm_context_params(arg1 Llm_context_params) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_llm_context_params_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_llm_context_params_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 type Llm_context_params interface {
@@ -1342,7 +1338,7 @@ type Llm_context_params interface {
 
 func Llm_context_default_params() (_swig_ret Llm_context_params) {
 	var swig_r Llm_context_params
-	swig_r = (Llm_context_params)(SwigcptrLlm_context_params(C._wrap_llm_context_default_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_context_params)(SwigcptrLlm_context_params(C._wrap_llm_context_default_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
@@ -1351,7 +1347,7 @@ func Llm_context_new(arg1 Model, arg2 Llm_context_params, arg3 []SwigcptrContext
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_new_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1363,14 +1359,14 @@ func Llm_context_new(arg1 Model, arg2 Llm_context_params, arg3 []SwigcptrContext
 
 func Llm_context_free(arg1 Context) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_context_free_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_context_free_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_forward(arg1 Context, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_forward_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_forward_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1383,14 +1379,14 @@ func Llm_forward(arg1 Context, arg2 []int32) (_swig_ret error) {
 func Llm_context_position(arg1 Context) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_context_position_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_context_position_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Llm_context_n_ctx(arg1 Context) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_context_n_ctx_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_context_n_ctx_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1399,7 +1395,7 @@ func Llm_context_copy_logits(arg1 Context, arg2 []float32, arg3 []uint64) (_swig
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_copy_logits_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_copy_logits_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1417,7 +1413,7 @@ func Llm_context_tokens(arg1 Context, arg2 []int32, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_tokens_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_tokens_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1434,7 +1430,7 @@ func Llm_context_rewind(arg1 Context, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_rewind_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_llm_context_rewind_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
@@ -1443,19 +1439,19 @@ func Llm_context_rewind(arg1 Context, arg2 int) (_swig_ret error) {
 
 func Llm_context_reset(arg1 Context) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_context_reset_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_context_reset_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_context_cancel(arg1 Context) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_context_cancel_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_context_cancel_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_context_state_size(arg1 Context, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_size_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_context_state_size_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1470,7 +1466,7 @@ func Llm_context_state_save(arg1 Context, arg2 []byte, arg3 []uint64) (_swig_ret
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_state_save_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_context_state_save_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1487,7 +1483,7 @@ func Llm_context_state_load(arg1 Context, arg2 []byte) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_load_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_context_state_load_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1501,7 +1497,7 @@ func Llm_context_state_save_file(arg1 Context, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_save_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_context_state_save_file_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1515,7 +1511,7 @@ func Llm_context_state_load_file(arg1 Context, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_context_state_load_file_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_context_state_load_file_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1530,7 +1526,7 @@ func Llm_context_copy_prefix(arg1 Context, arg2 Context, arg3 int) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_context_copy_prefix_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_llm_context_copy_prefix_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
@@ -1545,7 +1541,7 @@ const LLM_POOLING_FIRST int = 4
 func Llm_model_default_pooling(arg1 Model) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_llm_model_default_pooling_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_model_default_pooling_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1557,7 +1553,7 @@ func Llm_embed(arg1 Context, arg2 []int32, arg3 int, arg4 int, arg5 []float32, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_embed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_embed_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1585,116 +1581,116 @@ func (p SwigcptrLlm_sampler_params) SwigIsLlm_sampler_params() {
 func (arg1 SwigcptrLlm_sampler_params) SetStruct_size(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_sampler_params_struct_size_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetStruct_size() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_llm_sampler_params_struct_size_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_llm_sampler_params_struct_size_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetTemperature(arg2 float32) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_temperature_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	C._wrap_llm_sampler_params_temperature_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetTemperature() (_swig_ret float32) {
 	var swig_r float32
 	_swig_i_0 := arg1
-	swig_r = (float32)(C._wrap_llm_sampler_params_temperature_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (float32)(C._wrap_llm_sampler_params_temperature_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetTop_p(arg2 float32) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_top_p_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	C._wrap_llm_sampler_params_top_p_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetTop_p() (_swig_ret float32) {
 	var swig_r float32
 	_swig_i_0 := arg1
-	swig_r = (float32)(C._wrap_llm_sampler_params_top_p_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (float32)(C._wrap_llm_sampler_params_top_p_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetTop_k(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_top_k_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_sampler_params_top_k_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetTop_k() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_sampler_params_top_k_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_sampler_params_top_k_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetMin_p(arg2 float32) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_min_p_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	C._wrap_llm_sampler_params_min_p_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetMin_p() (_swig_ret float32) {
 	var swig_r float32
 	_swig_i_0 := arg1
-	swig_r = (float32)(C._wrap_llm_sampler_params_min_p_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (float32)(C._wrap_llm_sampler_params_min_p_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetRepeat_penalty(arg2 float32) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	C._wrap_llm_sampler_params_repeat_penalty_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetRepeat_penalty() (_swig_ret float32) {
 	var swig_r float32
 	_swig_i_0 := arg1
-	swig_r = (float32)(C._wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (float32)(C._wrap_llm_sampler_params_repeat_penalty_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetRepeat_last_n(arg2 int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_llm_sampler_params_repeat_last_n_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetRepeat_last_n() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_llm_sampler_params_repeat_last_n_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrLlm_sampler_params) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_87(_swig_i_1))
+	C._wrap_llm_sampler_params_seed_set_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_type_85(_swig_i_1))
 }
 
 func (arg1 SwigcptrLlm_sampler_params) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_llm_sampler_params_seed_get_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewLlm_sampler_params() (_swig_ret Llm_sampler_params) {
 	var swig_r Llm_sampler_params
-	swig_r = (Llm_sampler_params)(SwigcptrLlm_sampler_params(C._wrap_new_llm_sampler_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_sampler_params)(SwigcptrLlm_sampler_params(C._wrap_new_llm_sampler_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
 func DeleteLlm_sampler_params(arg1 Llm_sampler_params) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_llm_sampler_params_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_llm_sampler_params_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 type Llm_sampler_params interface {
@@ -1720,7 +1716,7 @@ type Llm_sampler_params interface {
 
 func Llm_sampler_default_params() (_swig_ret Llm_sampler_params) {
 	var swig_r Llm_sampler_params
-	swig_r = (Llm_sampler_params)(SwigcptrLlm_sampler_params(C._wrap_llm_sampler_default_params_capi_e77416aff6f95981()))
+	swig_r = (Llm_sampler_params)(SwigcptrLlm_sampler_params(C._wrap_llm_sampler_default_params_capi_792a18dfd21ea9cb()))
 	return swig_r
 }
 
@@ -1728,7 +1724,7 @@ func Llm_sampler_new(arg1 Llm_sampler_params, arg2 []SwigcptrSampler) (_swig_ret
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_llm_sampler_new_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_llm_sampler_new_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1740,13 +1736,13 @@ func Llm_sampler_new(arg1 Llm_sampler_params, arg2 []SwigcptrSampler) (_swig_ret
 
 func Llm_sampler_free(arg1 Sampler) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_llm_sampler_free_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	C._wrap_llm_sampler_free_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 }
 
 func Llm_sampler_reseed(arg1 Sampler, arg2 uint64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_llm_sampler_reseed_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_type_91(_swig_i_1))
+	C._wrap_llm_sampler_reseed_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_type_89(_swig_i_1))
 }
 
 func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
@@ -1754,7 +1750,7 @@ func Llm_sample(arg1 Sampler, arg2 Context, arg3 []int32) (_swig_ret error) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_sample_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_sample_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1770,7 +1766,7 @@ func Llm_sampler_set_grammar(arg1 Sampler, arg2 Model, arg3 string, arg4 string)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_llm_sampler_set_grammar_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1788,7 +1784,7 @@ func Llm_sampler_set_json_schema(arg1 Sampler, arg2 Model, arg3 string) (_swig_r
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_llm_sampler_set_json_schema_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1801,7 +1797,7 @@ func Llm_sampler_set_json_schema(arg1 Sampler, arg2 Model, arg3 string) (_swig_r
 func Llm_sampler_clear_grammar(arg1 Sampler) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_llm_sampler_clear_grammar_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
@@ -1816,7 +1812,7 @@ func Llm_context_step(arg1 Context, arg2 Sampler, arg3 []int32, arg4 []int32, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_context_step_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_llm_context_step_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1838,7 +1834,7 @@ func Llm_context_step(arg1 Context, arg2 Sampler, arg3 []int32, arg4 []int32, ar
 func Llm_context_step_max_bytes(arg1 Context) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_llm_context_step_max_bytes_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1848,7 +1844,7 @@ func Llm_decode_batch(arg1 uintptr, arg2 *int, arg3 int64, arg4 *int) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_llm_decode_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_107(_swig_i_2), C.swig_voidp(_swig_i_3))
+	swig_r_p := C._wrap_llm_decode_batch_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_105(_swig_i_2), C.swig_voidp(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = swigStatusError(swig_r) 
@@ -1863,7 +1859,7 @@ func Llm_step_batch(arg1 uintptr, arg2 uintptr, arg3 int64, arg4 *int, arg5 []in
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_llm_step_batch_capi_e77416aff6f95981(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_109(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5))
+	swig_r_p := C._wrap_llm_step_batch_capi_792a18dfd21ea9cb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5

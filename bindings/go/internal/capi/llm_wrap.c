@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_e77416aff6f95981(const char*);
+  void cgo_panic__capi_792a18dfd21ea9cb(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_e77416aff6f95981(p);
+  cgo_panic__capi_792a18dfd21ea9cb(p);
 }
 
 
@@ -228,14 +228,17 @@ SWIGINTERN void delete_llm_model_params(struct llm_model_params *self){
         free((char *)self->tokenizer_path);
         free(self);
     }
-
-#include <string.h>
-
+SWIGINTERN void delete_llm_chat_params(struct llm_chat_params *self){
+        free((char *)self->template_override);
+        free((char *)self->tools_json);
+        free((char *)self->extra_vars_json);
+        free(self);
+    }
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_e77416aff6f95981(void *_swig_go_0) {
+void _wrap_Swig_free_capi_792a18dfd21ea9cb(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -245,7 +248,7 @@ void _wrap_Swig_free_capi_e77416aff6f95981(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_e77416aff6f95981(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_792a18dfd21ea9cb(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -258,7 +261,7 @@ void *_wrap_Swig_malloc_capi_e77416aff6f95981(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981() {
+intgo _wrap_LLM_VERSION_NUMBER_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -269,7 +272,7 @@ intgo _wrap_LLM_VERSION_NUMBER_capi_e77416aff6f95981() {
 }
 
 
-_gostring_ _wrap_llm_version_capi_e77416aff6f95981() {
+_gostring_ _wrap_llm_version_capi_792a18dfd21ea9cb() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -280,7 +283,7 @@ _gostring_ _wrap_llm_version_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_llm_version_number_capi_e77416aff6f95981() {
+intgo _wrap_llm_version_number_capi_792a18dfd21ea9cb() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -291,7 +294,7 @@ intgo _wrap_llm_version_number_capi_e77416aff6f95981() {
 }
 
 
-_gostring_ _wrap_llm_system_info_capi_e77416aff6f95981() {
+_gostring_ _wrap_llm_system_info_capi_792a18dfd21ea9cb() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -302,7 +305,7 @@ _gostring_ _wrap_llm_system_info_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_INVALID_ARGUMENT_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_INVALID_ARGUMENT_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -313,7 +316,7 @@ intgo _wrap_LLM_ERR_INVALID_ARGUMENT_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_NOT_FOUND_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_NOT_FOUND_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -324,7 +327,7 @@ intgo _wrap_LLM_ERR_NOT_FOUND_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_IO_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_IO_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -335,7 +338,7 @@ intgo _wrap_LLM_ERR_IO_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_TRUNCATED_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_TRUNCATED_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -346,7 +349,7 @@ intgo _wrap_LLM_ERR_TRUNCATED_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_SIZE_MISMATCH_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_SIZE_MISMATCH_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -357,7 +360,7 @@ intgo _wrap_LLM_ERR_SIZE_MISMATCH_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_BAD_DIMENSIONS_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_BAD_DIMENSIONS_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -368,7 +371,7 @@ intgo _wrap_LLM_ERR_BAD_DIMENSIONS_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_FORMAT_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_FORMAT_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -379,7 +382,7 @@ intgo _wrap_LLM_ERR_FORMAT_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -390,7 +393,7 @@ intgo _wrap_LLM_ERR_TOKENIZER_MISMATCH_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_UNSUPPORTED_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_UNSUPPORTED_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -401,7 +404,7 @@ intgo _wrap_LLM_ERR_UNSUPPORTED_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -412,7 +415,7 @@ intgo _wrap_LLM_ERR_TOKEN_OUT_OF_RANGE_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_CONTEXT_FULL_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_CONTEXT_FULL_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -423,7 +426,7 @@ intgo _wrap_LLM_ERR_CONTEXT_FULL_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -434,7 +437,7 @@ intgo _wrap_LLM_ERR_BUFFER_TOO_SMALL_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_CANCELLED_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_CANCELLED_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -445,7 +448,7 @@ intgo _wrap_LLM_ERR_CANCELLED_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -456,7 +459,7 @@ intgo _wrap_LLM_ERR_OUT_OF_MEMORY_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_INTERNAL_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -467,7 +470,7 @@ intgo _wrap_LLM_ERR_INTERNAL_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_TEMPLATE_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -478,7 +481,7 @@ intgo _wrap_LLM_ERR_TEMPLATE_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_GRAMMAR_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -489,7 +492,7 @@ intgo _wrap_LLM_ERR_GRAMMAR_capi_e77416aff6f95981() {
 }
 
 
-intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981() {
+intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -500,7 +503,7 @@ intgo _wrap_LLM_ERR_STATE_MISMATCH_capi_e77416aff6f95981() {
 }
 
 
-_gostring_ _wrap_llm_status_str_capi_e77416aff6f95981(int _swig_go_0) {
+_gostring_ _wrap_llm_status_str_capi_792a18dfd21ea9cb(int _swig_go_0) {
   llm_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -513,7 +516,7 @@ _gostring_ _wrap_llm_status_str_capi_e77416aff6f95981(int _swig_go_0) {
 }
 
 
-intgo _wrap_LLM_TOKEN_NONE_capi_e77416aff6f95981() {
+intgo _wrap_LLM_TOKEN_NONE_capi_792a18dfd21ea9cb() {
   int result;
   intgo _swig_go_result;
   
@@ -524,7 +527,7 @@ intgo _wrap_LLM_TOKEN_NONE_capi_e77416aff6f95981() {
 }
 
 
-void _wrap_llm_model_params_struct_size_set_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_model_params_struct_size_set_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   uint32_t arg2 ;
   
@@ -536,7 +539,7 @@ void _wrap_llm_model_params_struct_size_set_capi_e77416aff6f95981(struct llm_mod
 }
 
 
-intgo _wrap_llm_model_params_struct_size_get_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0) {
+intgo _wrap_llm_model_params_struct_size_get_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -549,7 +552,7 @@ intgo _wrap_llm_model_params_struct_size_get_capi_e77416aff6f95981(struct llm_mo
 }
 
 
-void _wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_llm_model_params_tokenizer_path_set_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0, _gostring_ _swig_go_1) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -569,7 +572,7 @@ void _wrap_llm_model_params_tokenizer_path_set_capi_e77416aff6f95981(struct llm_
 }
 
 
-_gostring_ _wrap_llm_model_params_tokenizer_path_get_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0) {
+_gostring_ _wrap_llm_model_params_tokenizer_path_get_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -582,7 +585,7 @@ _gostring_ _wrap_llm_model_params_tokenizer_path_get_capi_e77416aff6f95981(struc
 }
 
 
-void _wrap_llm_model_params_weight_type_set_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_model_params_weight_type_set_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   int32_t arg2 ;
   
@@ -594,7 +597,7 @@ void _wrap_llm_model_params_weight_type_set_capi_e77416aff6f95981(struct llm_mod
 }
 
 
-intgo _wrap_llm_model_params_weight_type_get_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0) {
+intgo _wrap_llm_model_params_weight_type_get_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -607,7 +610,7 @@ intgo _wrap_llm_model_params_weight_type_get_capi_e77416aff6f95981(struct llm_mo
 }
 
 
-void _wrap_llm_model_params_use_mmap_set_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_model_params_use_mmap_set_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   int32_t arg2 ;
   
@@ -619,7 +622,7 @@ void _wrap_llm_model_params_use_mmap_set_capi_e77416aff6f95981(struct llm_model_
 }
 
 
-intgo _wrap_llm_model_params_use_mmap_get_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0) {
+intgo _wrap_llm_model_params_use_mmap_get_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -632,7 +635,7 @@ intgo _wrap_llm_model_params_use_mmap_get_capi_e77416aff6f95981(struct llm_model
 }
 
 
-void _wrap_delete_llm_model_params_capi_e77416aff6f95981(struct llm_model_params *_swig_go_0) {
+void _wrap_delete_llm_model_params_capi_792a18dfd21ea9cb(struct llm_model_params *_swig_go_0) {
   struct llm_model_params *arg1 = (struct llm_model_params *) 0 ;
   
   arg1 = *(struct llm_model_params **)&_swig_go_0; 
@@ -642,7 +645,7 @@ void _wrap_delete_llm_model_params_capi_e77416aff6f95981(struct llm_model_params
 }
 
 
-struct llm_model_params *_wrap_new_llm_model_params_capi_e77416aff6f95981() {
+struct llm_model_params *_wrap_new_llm_model_params_capi_792a18dfd21ea9cb() {
   struct llm_model_params *result = 0 ;
   struct llm_model_params *_swig_go_result;
   
@@ -653,7 +656,7 @@ struct llm_model_params *_wrap_new_llm_model_params_capi_e77416aff6f95981() {
 }
 
 
-struct llm_model_params *_wrap_llm_model_default_params_capi_e77416aff6f95981() {
+struct llm_model_params *_wrap_llm_model_default_params_capi_792a18dfd21ea9cb() {
   llm_model_params result;
   struct llm_model_params *_swig_go_result;
   
@@ -668,7 +671,7 @@ struct llm_model_params *_wrap_llm_model_default_params_capi_e77416aff6f95981() 
 }
 
 
-_gostring_ _wrap_llm_model_load_capi_e77416aff6f95981(_gostring_ _swig_go_0, struct llm_model_params *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_model_load_capi_792a18dfd21ea9cb(_gostring_ _swig_go_0, struct llm_model_params *_swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   llm_model_params *arg2 = (llm_model_params *) 0 ;
   llm_model **arg3 = (llm_model **) 0 ;
@@ -696,7 +699,7 @@ _gostring_ _wrap_llm_model_load_capi_e77416aff6f95981(_gostring_ _swig_go_0, str
 }
 
 
-void _wrap_llm_model_free_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+void _wrap_llm_model_free_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   
   arg1 = *(llm_model **)&_swig_go_0; 
@@ -706,7 +709,7 @@ void _wrap_llm_model_free_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
 }
 
 
-intgo _wrap_llm_model_n_vocab_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_n_vocab_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -719,7 +722,7 @@ intgo _wrap_llm_model_n_vocab_capi_e77416aff6f95981(struct llm_model *_swig_go_0
 }
 
 
-intgo _wrap_llm_model_n_ctx_train_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_n_ctx_train_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -732,7 +735,7 @@ intgo _wrap_llm_model_n_ctx_train_capi_e77416aff6f95981(struct llm_model *_swig_
 }
 
 
-intgo _wrap_llm_model_n_embd_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_n_embd_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -745,7 +748,7 @@ intgo _wrap_llm_model_n_embd_capi_e77416aff6f95981(struct llm_model *_swig_go_0)
 }
 
 
-intgo _wrap_llm_model_n_layer_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_n_layer_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -758,7 +761,7 @@ intgo _wrap_llm_model_n_layer_capi_e77416aff6f95981(struct llm_model *_swig_go_0
 }
 
 
-intgo _wrap_llm_model_n_head_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_n_head_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -771,7 +774,7 @@ intgo _wrap_llm_model_n_head_capi_e77416aff6f95981(struct llm_model *_swig_go_0)
 }
 
 
-intgo _wrap_llm_model_n_head_kv_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_n_head_kv_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -784,7 +787,7 @@ intgo _wrap_llm_model_n_head_kv_capi_e77416aff6f95981(struct llm_model *_swig_go
 }
 
 
-long long _wrap_llm_model_n_params_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+long long _wrap_llm_model_n_params_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -797,7 +800,7 @@ long long _wrap_llm_model_n_params_capi_e77416aff6f95981(struct llm_model *_swig
 }
 
 
-long long _wrap_llm_model_weight_bytes_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+long long _wrap_llm_model_weight_bytes_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -810,7 +813,7 @@ long long _wrap_llm_model_weight_bytes_capi_e77416aff6f95981(struct llm_model *_
 }
 
 
-intgo _wrap_llm_model_weight_type_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_weight_type_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -823,7 +826,7 @@ intgo _wrap_llm_model_weight_type_capi_e77416aff6f95981(struct llm_model *_swig_
 }
 
 
-_gostring_ _wrap_llm_model_arch_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+_gostring_ _wrap_llm_model_arch_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -836,7 +839,7 @@ _gostring_ _wrap_llm_model_arch_capi_e77416aff6f95981(struct llm_model *_swig_go
 }
 
 
-intgo _wrap_llm_model_meta_count_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_meta_count_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -849,7 +852,7 @@ intgo _wrap_llm_model_meta_count_capi_e77416aff6f95981(struct llm_model *_swig_g
 }
 
 
-_gostring_ _wrap_llm_model_meta_key_capi_e77416aff6f95981(struct llm_model *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_llm_model_meta_key_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -879,7 +882,7 @@ _gostring_ _wrap_llm_model_meta_key_capi_e77416aff6f95981(struct llm_model *_swi
 }
 
 
-_gostring_ _wrap_llm_model_meta_value_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_llm_model_meta_value_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   llm_model *arg1 = (llm_model *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -914,7 +917,7 @@ _gostring_ _wrap_llm_model_meta_value_capi_e77416aff6f95981(struct llm_model *_s
 }
 
 
-_gostring_ _wrap_llm_weight_type_name_capi_e77416aff6f95981(intgo _swig_go_0) {
+_gostring_ _wrap_llm_weight_type_name_capi_792a18dfd21ea9cb(intgo _swig_go_0) {
   int32_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -927,7 +930,7 @@ _gostring_ _wrap_llm_weight_type_name_capi_e77416aff6f95981(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_llm_weight_type_from_name_capi_e77416aff6f95981(_gostring_ _swig_go_0) {
+intgo _wrap_llm_weight_type_from_name_capi_792a18dfd21ea9cb(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -945,7 +948,7 @@ intgo _wrap_llm_weight_type_from_name_capi_e77416aff6f95981(_gostring_ _swig_go_
 }
 
 
-intgo _wrap_llm_model_bos_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_bos_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_token result;
   intgo _swig_go_result;
@@ -958,7 +961,7 @@ intgo _wrap_llm_model_bos_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
 }
 
 
-intgo _wrap_llm_model_eos_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_eos_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_token result;
   intgo _swig_go_result;
@@ -971,7 +974,7 @@ intgo _wrap_llm_model_eos_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
 }
 
 
-intgo _wrap_llm_token_is_eog_capi_e77416aff6f95981(struct llm_model *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_llm_token_is_eog_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, intgo _swig_go_1) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_token arg2 ;
   int32_t result;
@@ -986,7 +989,7 @@ intgo _wrap_llm_token_is_eog_capi_e77416aff6f95981(struct llm_model *_swig_go_0,
 }
 
 
-intgo _wrap_llm_token_is_special_capi_e77416aff6f95981(struct llm_model *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_llm_token_is_special_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, intgo _swig_go_1) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_token arg2 ;
   int32_t result;
@@ -1001,7 +1004,7 @@ intgo _wrap_llm_token_is_special_capi_e77416aff6f95981(struct llm_model *_swig_g
 }
 
 
-_gostring_ _wrap_llm_tokenize_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_llm_tokenize_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   llm_model *arg1 = (llm_model *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1037,7 +1040,7 @@ _gostring_ _wrap_llm_tokenize_capi_e77416aff6f95981(struct llm_model *_swig_go_0
 }
 
 
-_gostring_ _wrap_llm_token_to_piece_capi_e77416aff6f95981(struct llm_model *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_llm_token_to_piece_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_token arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1067,7 +1070,7 @@ _gostring_ _wrap_llm_token_to_piece_capi_e77416aff6f95981(struct llm_model *_swi
 }
 
 
-_gostring_ _wrap_llm_detokenize_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_llm_detokenize_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_token *arg2 = (llm_token *) 0 ;
   size_t arg3 ;
@@ -1104,7 +1107,7 @@ _gostring_ _wrap_llm_detokenize_capi_e77416aff6f95981(struct llm_model *_swig_go
 }
 
 
-_gostring_ _wrap_llm_detokenizer_new_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_llm_detokenizer_new_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _goslice_ _swig_go_1) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_detokenizer **arg2 = (llm_detokenizer **) 0 ;
   llm_detokenizer *temp2 = 0 ;
@@ -1125,7 +1128,7 @@ _gostring_ _wrap_llm_detokenizer_new_capi_e77416aff6f95981(struct llm_model *_sw
 }
 
 
-void _wrap_llm_detokenizer_free_capi_e77416aff6f95981(struct llm_detokenizer *_swig_go_0) {
+void _wrap_llm_detokenizer_free_capi_792a18dfd21ea9cb(struct llm_detokenizer *_swig_go_0) {
   llm_detokenizer *arg1 = (llm_detokenizer *) 0 ;
   
   arg1 = *(llm_detokenizer **)&_swig_go_0; 
@@ -1135,7 +1138,7 @@ void _wrap_llm_detokenizer_free_capi_e77416aff6f95981(struct llm_detokenizer *_s
 }
 
 
-_gostring_ _wrap_llm_detokenizer_push_capi_e77416aff6f95981(struct llm_detokenizer *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_llm_detokenizer_push_capi_792a18dfd21ea9cb(struct llm_detokenizer *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   llm_detokenizer *arg1 = (llm_detokenizer *) 0 ;
   llm_token arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1165,7 +1168,7 @@ _gostring_ _wrap_llm_detokenizer_push_capi_e77416aff6f95981(struct llm_detokeniz
 }
 
 
-_gostring_ _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(struct llm_detokenizer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_detokenizer_flush_capi_792a18dfd21ea9cb(struct llm_detokenizer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   llm_detokenizer *arg1 = (llm_detokenizer *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1193,7 +1196,7 @@ _gostring_ _wrap_llm_detokenizer_flush_capi_e77416aff6f95981(struct llm_detokeni
 }
 
 
-void _wrap_llm_detokenizer_reset_capi_e77416aff6f95981(struct llm_detokenizer *_swig_go_0) {
+void _wrap_llm_detokenizer_reset_capi_792a18dfd21ea9cb(struct llm_detokenizer *_swig_go_0) {
   llm_detokenizer *arg1 = (llm_detokenizer *) 0 ;
   
   arg1 = *(llm_detokenizer **)&_swig_go_0; 
@@ -1203,7 +1206,7 @@ void _wrap_llm_detokenizer_reset_capi_e77416aff6f95981(struct llm_detokenizer *_
 }
 
 
-long long _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(struct llm_detokenizer *_swig_go_0) {
+long long _wrap_llm_detokenizer_max_bytes_capi_792a18dfd21ea9cb(struct llm_detokenizer *_swig_go_0) {
   llm_detokenizer *arg1 = (llm_detokenizer *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1216,7 +1219,7 @@ long long _wrap_llm_detokenizer_max_bytes_capi_e77416aff6f95981(struct llm_detok
 }
 
 
-void _wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_chat_params_struct_size_set_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   uint32_t arg2 ;
   
@@ -1228,7 +1231,7 @@ void _wrap_llm_chat_params_struct_size_set_capi_e77416aff6f95981(struct llm_chat
 }
 
 
-intgo _wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+intgo _wrap_llm_chat_params_struct_size_get_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1241,7 +1244,7 @@ intgo _wrap_llm_chat_params_struct_size_get_capi_e77416aff6f95981(struct llm_cha
 }
 
 
-void _wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_llm_chat_params_template_override_set_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -1253,19 +1256,15 @@ void _wrap_llm_chat_params_template_override_set_capi_e77416aff6f95981(struct ll
   
   
   {
-    if (arg2) {
-      arg1->template_override = (char const *) malloc(strlen((const char *)arg2)+1);
-      strcpy((char *)arg1->template_override, (const char *)arg2);
-    } else {
-      arg1->template_override = 0;
-    }
+    free((char *)arg1->template_override);
+    arg1->template_override = llm_swig_strdup(arg2);
   }
   
   free(arg2); 
 }
 
 
-_gostring_ _wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+_gostring_ _wrap_llm_chat_params_template_override_get_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1278,7 +1277,7 @@ _gostring_ _wrap_llm_chat_params_template_override_get_capi_e77416aff6f95981(str
 }
 
 
-void _wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_llm_chat_params_tools_json_set_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -1290,19 +1289,15 @@ void _wrap_llm_chat_params_tools_json_set_capi_e77416aff6f95981(struct llm_chat_
   
   
   {
-    if (arg2) {
-      arg1->tools_json = (char const *) malloc(strlen((const char *)arg2)+1);
-      strcpy((char *)arg1->tools_json, (const char *)arg2);
-    } else {
-      arg1->tools_json = 0;
-    }
+    free((char *)arg1->tools_json);
+    arg1->tools_json = llm_swig_strdup(arg2);
   }
   
   free(arg2); 
 }
 
 
-_gostring_ _wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+_gostring_ _wrap_llm_chat_params_tools_json_get_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1315,7 +1310,7 @@ _gostring_ _wrap_llm_chat_params_tools_json_get_capi_e77416aff6f95981(struct llm
 }
 
 
-void _wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_llm_chat_params_extra_vars_json_set_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0, _gostring_ _swig_go_1) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -1327,19 +1322,15 @@ void _wrap_llm_chat_params_extra_vars_json_set_capi_e77416aff6f95981(struct llm_
   
   
   {
-    if (arg2) {
-      arg1->extra_vars_json = (char const *) malloc(strlen((const char *)arg2)+1);
-      strcpy((char *)arg1->extra_vars_json, (const char *)arg2);
-    } else {
-      arg1->extra_vars_json = 0;
-    }
+    free((char *)arg1->extra_vars_json);
+    arg1->extra_vars_json = llm_swig_strdup(arg2);
   }
   
   free(arg2); 
 }
 
 
-_gostring_ _wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+_gostring_ _wrap_llm_chat_params_extra_vars_json_get_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1352,7 +1343,7 @@ _gostring_ _wrap_llm_chat_params_extra_vars_json_get_capi_e77416aff6f95981(struc
 }
 
 
-void _wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_chat_params_add_generation_prompt_set_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   int32_t arg2 ;
   
@@ -1364,7 +1355,7 @@ void _wrap_llm_chat_params_add_generation_prompt_set_capi_e77416aff6f95981(struc
 }
 
 
-intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
+intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0) {
   struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1377,7 +1368,17 @@ intgo _wrap_llm_chat_params_add_generation_prompt_get_capi_e77416aff6f95981(stru
 }
 
 
-struct llm_chat_params *_wrap_new_llm_chat_params_capi_e77416aff6f95981() {
+void _wrap_delete_llm_chat_params_capi_792a18dfd21ea9cb(struct llm_chat_params *_swig_go_0) {
+  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
+  
+  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
+  
+  delete_llm_chat_params(arg1);
+  
+}
+
+
+struct llm_chat_params *_wrap_new_llm_chat_params_capi_792a18dfd21ea9cb() {
   struct llm_chat_params *result = 0 ;
   struct llm_chat_params *_swig_go_result;
   
@@ -1388,17 +1389,7 @@ struct llm_chat_params *_wrap_new_llm_chat_params_capi_e77416aff6f95981() {
 }
 
 
-void _wrap_delete_llm_chat_params_capi_e77416aff6f95981(struct llm_chat_params *_swig_go_0) {
-  struct llm_chat_params *arg1 = (struct llm_chat_params *) 0 ;
-  
-  arg1 = *(struct llm_chat_params **)&_swig_go_0; 
-  
-  free((char *) arg1);
-  
-}
-
-
-struct llm_chat_params *_wrap_llm_chat_default_params_capi_e77416aff6f95981() {
+struct llm_chat_params *_wrap_llm_chat_default_params_capi_792a18dfd21ea9cb() {
   llm_chat_params result;
   struct llm_chat_params *_swig_go_result;
   
@@ -1413,7 +1404,7 @@ struct llm_chat_params *_wrap_llm_chat_default_params_capi_e77416aff6f95981() {
 }
 
 
-_gostring_ _wrap_llm_chat_apply_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, struct llm_chat_params *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_llm_chat_apply_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, struct llm_chat_params *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   llm_model *arg1 = (llm_model *) 0 ;
   char *arg2 = (char *) 0 ;
   llm_chat_params *arg3 = (llm_chat_params *) 0 ;
@@ -1450,7 +1441,7 @@ _gostring_ _wrap_llm_chat_apply_capi_e77416aff6f95981(struct llm_model *_swig_go
 }
 
 
-_gostring_ _wrap_llm_model_chat_template_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_model_chat_template_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   llm_model *arg1 = (llm_model *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1478,7 +1469,7 @@ _gostring_ _wrap_llm_model_chat_template_capi_e77416aff6f95981(struct llm_model 
 }
 
 
-_gostring_ _wrap_llm_chat_parse_capi_e77416aff6f95981(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_llm_chat_parse_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   llm_model *arg1 = (llm_model *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1491,33 +1482,28 @@ _gostring_ _wrap_llm_chat_parse_capi_e77416aff6f95981(struct llm_model *_swig_go
   
   arg1 = *(llm_model **)&_swig_go_0; 
   
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
+  arg2 = (char *)_swig_go_1.p;
+  arg3 = (size_t)_swig_go_1.n;
   
-  arg3 = (size_t)_swig_go_2; 
   
-  arg4 = (char *)malloc(_swig_go_3.n + 1);
-  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
-  arg4[_swig_go_3.n] = '\0';
+  arg4 = (char *)_swig_go_2.array;
+  arg5 = (size_t)_swig_go_2.len;
   
-  arg5 = (size_t)_swig_go_4; 
   {
-    if (_swig_go_5.len < 1) _swig_gopanic("llm_chat_parse: n_out needs a slice of length 1");
+    if (_swig_go_3.len < 1) _swig_gopanic("llm_chat_parse: n_out needs a slice of length 1");
     arg6 = &temp6;
   }
   
   result = (llm_status)llm_chat_parse((struct llm_model const *)arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
   _swig_go_result = llm_go_status(result); 
-  ((uint64_t *)_swig_go_5.array)[0] = (uint64_t)temp6; 
-  free(arg2); 
-  free(arg4); 
+  
+  ((uint64_t *)_swig_go_3.array)[0] = (uint64_t)temp6; 
   
   return _swig_go_result;
 }
 
 
-void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_context_params_struct_size_set_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   uint32_t arg2 ;
   
@@ -1529,7 +1515,7 @@ void _wrap_llm_context_params_struct_size_set_capi_e77416aff6f95981(struct llm_c
 }
 
 
-intgo _wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+intgo _wrap_llm_context_params_struct_size_get_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1542,7 +1528,7 @@ intgo _wrap_llm_context_params_struct_size_get_capi_e77416aff6f95981(struct llm_
 }
 
 
-void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_context_params_n_ctx_set_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t arg2 ;
   
@@ -1554,7 +1540,7 @@ void _wrap_llm_context_params_n_ctx_set_capi_e77416aff6f95981(struct llm_context
 }
 
 
-intgo _wrap_llm_context_params_n_ctx_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+intgo _wrap_llm_context_params_n_ctx_get_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1567,7 +1553,7 @@ intgo _wrap_llm_context_params_n_ctx_get_capi_e77416aff6f95981(struct llm_contex
 }
 
 
-void _wrap_llm_context_params_n_threads_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_context_params_n_threads_set_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t arg2 ;
   
@@ -1579,7 +1565,7 @@ void _wrap_llm_context_params_n_threads_set_capi_e77416aff6f95981(struct llm_con
 }
 
 
-intgo _wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+intgo _wrap_llm_context_params_n_threads_get_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1592,7 +1578,7 @@ intgo _wrap_llm_context_params_n_threads_get_capi_e77416aff6f95981(struct llm_co
 }
 
 
-void _wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_context_params_kv_type_set_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t arg2 ;
   
@@ -1604,7 +1590,7 @@ void _wrap_llm_context_params_kv_type_set_capi_e77416aff6f95981(struct llm_conte
 }
 
 
-intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+intgo _wrap_llm_context_params_kv_type_get_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1617,7 +1603,7 @@ intgo _wrap_llm_context_params_kv_type_get_capi_e77416aff6f95981(struct llm_cont
 }
 
 
-void _wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_context_params_embeddings_set_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t arg2 ;
   
@@ -1629,7 +1615,7 @@ void _wrap_llm_context_params_embeddings_set_capi_e77416aff6f95981(struct llm_co
 }
 
 
-intgo _wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+intgo _wrap_llm_context_params_embeddings_get_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1642,7 +1628,7 @@ intgo _wrap_llm_context_params_embeddings_get_capi_e77416aff6f95981(struct llm_c
 }
 
 
-struct llm_context_params *_wrap_new_llm_context_params_capi_e77416aff6f95981() {
+struct llm_context_params *_wrap_new_llm_context_params_capi_792a18dfd21ea9cb() {
   struct llm_context_params *result = 0 ;
   struct llm_context_params *_swig_go_result;
   
@@ -1653,7 +1639,7 @@ struct llm_context_params *_wrap_new_llm_context_params_capi_e77416aff6f95981() 
 }
 
 
-void _wrap_delete_llm_context_params_capi_e77416aff6f95981(struct llm_context_params *_swig_go_0) {
+void _wrap_delete_llm_context_params_capi_792a18dfd21ea9cb(struct llm_context_params *_swig_go_0) {
   struct llm_context_params *arg1 = (struct llm_context_params *) 0 ;
   
   arg1 = *(struct llm_context_params **)&_swig_go_0; 
@@ -1663,7 +1649,7 @@ void _wrap_delete_llm_context_params_capi_e77416aff6f95981(struct llm_context_pa
 }
 
 
-struct llm_context_params *_wrap_llm_context_default_params_capi_e77416aff6f95981() {
+struct llm_context_params *_wrap_llm_context_default_params_capi_792a18dfd21ea9cb() {
   llm_context_params result;
   struct llm_context_params *_swig_go_result;
   
@@ -1678,7 +1664,7 @@ struct llm_context_params *_wrap_llm_context_default_params_capi_e77416aff6f9598
 }
 
 
-_gostring_ _wrap_llm_context_new_capi_e77416aff6f95981(struct llm_model *_swig_go_0, struct llm_context_params *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_context_new_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0, struct llm_context_params *_swig_go_1, _goslice_ _swig_go_2) {
   llm_model *arg1 = (llm_model *) 0 ;
   llm_context_params *arg2 = (llm_context_params *) 0 ;
   llm_context **arg3 = (llm_context **) 0 ;
@@ -1701,7 +1687,7 @@ _gostring_ _wrap_llm_context_new_capi_e77416aff6f95981(struct llm_model *_swig_g
 }
 
 
-void _wrap_llm_context_free_capi_e77416aff6f95981(struct llm_context *_swig_go_0) {
+void _wrap_llm_context_free_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0) {
   llm_context *arg1 = (llm_context *) 0 ;
   
   arg1 = *(llm_context **)&_swig_go_0; 
@@ -1711,7 +1697,7 @@ void _wrap_llm_context_free_capi_e77416aff6f95981(struct llm_context *_swig_go_0
 }
 
 
-_gostring_ _wrap_llm_forward_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_llm_forward_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   llm_token *arg2 = (llm_token *) 0 ;
   size_t arg3 ;
@@ -1731,7 +1717,7 @@ _gostring_ _wrap_llm_forward_capi_e77416aff6f95981(struct llm_context *_swig_go_
 }
 
 
-intgo _wrap_llm_context_position_capi_e77416aff6f95981(struct llm_context *_swig_go_0) {
+intgo _wrap_llm_context_position_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0) {
   llm_context *arg1 = (llm_context *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1744,7 +1730,7 @@ intgo _wrap_llm_context_position_capi_e77416aff6f95981(struct llm_context *_swig
 }
 
 
-intgo _wrap_llm_context_n_ctx_capi_e77416aff6f95981(struct llm_context *_swig_go_0) {
+intgo _wrap_llm_context_n_ctx_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0) {
   llm_context *arg1 = (llm_context *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1757,7 +1743,7 @@ intgo _wrap_llm_context_n_ctx_capi_e77416aff6f95981(struct llm_context *_swig_go
 }
 
 
-_gostring_ _wrap_llm_context_copy_logits_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_context_copy_logits_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   llm_context *arg1 = (llm_context *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -1785,7 +1771,7 @@ _gostring_ _wrap_llm_context_copy_logits_capi_e77416aff6f95981(struct llm_contex
 }
 
 
-_gostring_ _wrap_llm_context_tokens_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_context_tokens_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   llm_context *arg1 = (llm_context *) 0 ;
   llm_token *arg2 = (llm_token *) 0 ;
   size_t arg3 ;
@@ -1813,7 +1799,7 @@ _gostring_ _wrap_llm_context_tokens_capi_e77416aff6f95981(struct llm_context *_s
 }
 
 
-_gostring_ _wrap_llm_context_rewind_capi_e77416aff6f95981(struct llm_context *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_llm_context_rewind_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, intgo _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   int32_t arg2 ;
   llm_status result;
@@ -1828,7 +1814,7 @@ _gostring_ _wrap_llm_context_rewind_capi_e77416aff6f95981(struct llm_context *_s
 }
 
 
-void _wrap_llm_context_reset_capi_e77416aff6f95981(struct llm_context *_swig_go_0) {
+void _wrap_llm_context_reset_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0) {
   llm_context *arg1 = (llm_context *) 0 ;
   
   arg1 = *(llm_context **)&_swig_go_0; 
@@ -1838,7 +1824,7 @@ void _wrap_llm_context_reset_capi_e77416aff6f95981(struct llm_context *_swig_go_
 }
 
 
-void _wrap_llm_context_cancel_capi_e77416aff6f95981(struct llm_context *_swig_go_0) {
+void _wrap_llm_context_cancel_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0) {
   llm_context *arg1 = (llm_context *) 0 ;
   
   arg1 = *(llm_context **)&_swig_go_0; 
@@ -1848,7 +1834,7 @@ void _wrap_llm_context_cancel_capi_e77416aff6f95981(struct llm_context *_swig_go
 }
 
 
-_gostring_ _wrap_llm_context_state_size_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_llm_context_state_size_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   size_t temp2 = 0 ;
@@ -1869,7 +1855,7 @@ _gostring_ _wrap_llm_context_state_size_capi_e77416aff6f95981(struct llm_context
 }
 
 
-_gostring_ _wrap_llm_context_state_save_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_context_state_save_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   llm_context *arg1 = (llm_context *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1897,7 +1883,7 @@ _gostring_ _wrap_llm_context_state_save_capi_e77416aff6f95981(struct llm_context
 }
 
 
-_gostring_ _wrap_llm_context_state_load_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_llm_context_state_load_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1917,7 +1903,7 @@ _gostring_ _wrap_llm_context_state_load_capi_e77416aff6f95981(struct llm_context
 }
 
 
-_gostring_ _wrap_llm_context_state_save_file_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_llm_context_state_save_file_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _gostring_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   char *arg2 = (char *) 0 ;
   llm_status result;
@@ -1937,7 +1923,7 @@ _gostring_ _wrap_llm_context_state_save_file_capi_e77416aff6f95981(struct llm_co
 }
 
 
-_gostring_ _wrap_llm_context_state_load_file_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_llm_context_state_load_file_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _gostring_ _swig_go_1) {
   llm_context *arg1 = (llm_context *) 0 ;
   char *arg2 = (char *) 0 ;
   llm_status result;
@@ -1957,7 +1943,7 @@ _gostring_ _wrap_llm_context_state_load_file_capi_e77416aff6f95981(struct llm_co
 }
 
 
-_gostring_ _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(struct llm_context *_swig_go_0, struct llm_context *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_llm_context_copy_prefix_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, struct llm_context *_swig_go_1, intgo _swig_go_2) {
   llm_context *arg1 = (llm_context *) 0 ;
   llm_context *arg2 = (llm_context *) 0 ;
   int32_t arg3 ;
@@ -1974,7 +1960,7 @@ _gostring_ _wrap_llm_context_copy_prefix_capi_e77416aff6f95981(struct llm_contex
 }
 
 
-intgo _wrap_llm_model_default_pooling_capi_e77416aff6f95981(struct llm_model *_swig_go_0) {
+intgo _wrap_llm_model_default_pooling_capi_792a18dfd21ea9cb(struct llm_model *_swig_go_0) {
   llm_model *arg1 = (llm_model *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1987,7 +1973,7 @@ intgo _wrap_llm_model_default_pooling_capi_e77416aff6f95981(struct llm_model *_s
 }
 
 
-_gostring_ _wrap_llm_embed_capi_e77416aff6f95981(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_llm_embed_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   llm_context *arg1 = (llm_context *) 0 ;
   llm_token *arg2 = (llm_token *) 0 ;
   size_t arg3 ;
@@ -2026,7 +2012,7 @@ _gostring_ _wrap_llm_embed_capi_e77416aff6f95981(struct llm_context *_swig_go_0,
 }
 
 
-void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_sampler_params_struct_size_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   uint32_t arg2 ;
   
@@ -2038,7 +2024,7 @@ void _wrap_llm_sampler_params_struct_size_set_capi_e77416aff6f95981(struct llm_s
 }
 
 
-intgo _wrap_llm_sampler_params_struct_size_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+intgo _wrap_llm_sampler_params_struct_size_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2051,7 +2037,7 @@ intgo _wrap_llm_sampler_params_struct_size_get_capi_e77416aff6f95981(struct llm_
 }
 
 
-void _wrap_llm_sampler_params_temperature_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
+void _wrap_llm_sampler_params_temperature_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float arg2 ;
   
@@ -2063,7 +2049,7 @@ void _wrap_llm_sampler_params_temperature_set_capi_e77416aff6f95981(struct llm_s
 }
 
 
-float _wrap_llm_sampler_params_temperature_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+float _wrap_llm_sampler_params_temperature_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float result;
   float _swig_go_result;
@@ -2076,7 +2062,7 @@ float _wrap_llm_sampler_params_temperature_get_capi_e77416aff6f95981(struct llm_
 }
 
 
-void _wrap_llm_sampler_params_top_p_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
+void _wrap_llm_sampler_params_top_p_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float arg2 ;
   
@@ -2088,7 +2074,7 @@ void _wrap_llm_sampler_params_top_p_set_capi_e77416aff6f95981(struct llm_sampler
 }
 
 
-float _wrap_llm_sampler_params_top_p_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+float _wrap_llm_sampler_params_top_p_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float result;
   float _swig_go_result;
@@ -2101,7 +2087,7 @@ float _wrap_llm_sampler_params_top_p_get_capi_e77416aff6f95981(struct llm_sample
 }
 
 
-void _wrap_llm_sampler_params_top_k_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_sampler_params_top_k_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   int32_t arg2 ;
   
@@ -2113,7 +2099,7 @@ void _wrap_llm_sampler_params_top_k_set_capi_e77416aff6f95981(struct llm_sampler
 }
 
 
-intgo _wrap_llm_sampler_params_top_k_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+intgo _wrap_llm_sampler_params_top_k_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -2126,7 +2112,7 @@ intgo _wrap_llm_sampler_params_top_k_get_capi_e77416aff6f95981(struct llm_sample
 }
 
 
-void _wrap_llm_sampler_params_min_p_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
+void _wrap_llm_sampler_params_min_p_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float arg2 ;
   
@@ -2138,7 +2124,7 @@ void _wrap_llm_sampler_params_min_p_set_capi_e77416aff6f95981(struct llm_sampler
 }
 
 
-float _wrap_llm_sampler_params_min_p_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+float _wrap_llm_sampler_params_min_p_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float result;
   float _swig_go_result;
@@ -2151,7 +2137,7 @@ float _wrap_llm_sampler_params_min_p_get_capi_e77416aff6f95981(struct llm_sample
 }
 
 
-void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
+void _wrap_llm_sampler_params_repeat_penalty_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, float _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float arg2 ;
   
@@ -2163,7 +2149,7 @@ void _wrap_llm_sampler_params_repeat_penalty_set_capi_e77416aff6f95981(struct ll
 }
 
 
-float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+float _wrap_llm_sampler_params_repeat_penalty_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   float result;
   float _swig_go_result;
@@ -2176,7 +2162,7 @@ float _wrap_llm_sampler_params_repeat_penalty_get_capi_e77416aff6f95981(struct l
 }
 
 
-void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, intgo _swig_go_1) {
+void _wrap_llm_sampler_params_repeat_last_n_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, intgo _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   int32_t arg2 ;
   
@@ -2188,7 +2174,7 @@ void _wrap_llm_sampler_params_repeat_last_n_set_capi_e77416aff6f95981(struct llm
 }
 
 
-intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -2201,7 +2187,7 @@ intgo _wrap_llm_sampler_params_repeat_last_n_get_capi_e77416aff6f95981(struct ll
 }
 
 
-void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, long long _swig_go_1) {
+void _wrap_llm_sampler_params_seed_set_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, long long _swig_go_1) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   uint64_t arg2 ;
   
@@ -2213,7 +2199,7 @@ void _wrap_llm_sampler_params_seed_set_capi_e77416aff6f95981(struct llm_sampler_
 }
 
 
-long long _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+long long _wrap_llm_sampler_params_seed_get_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2226,7 +2212,7 @@ long long _wrap_llm_sampler_params_seed_get_capi_e77416aff6f95981(struct llm_sam
 }
 
 
-struct llm_sampler_params *_wrap_new_llm_sampler_params_capi_e77416aff6f95981() {
+struct llm_sampler_params *_wrap_new_llm_sampler_params_capi_792a18dfd21ea9cb() {
   struct llm_sampler_params *result = 0 ;
   struct llm_sampler_params *_swig_go_result;
   
@@ -2237,7 +2223,7 @@ struct llm_sampler_params *_wrap_new_llm_sampler_params_capi_e77416aff6f95981() 
 }
 
 
-void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0) {
+void _wrap_delete_llm_sampler_params_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0) {
   struct llm_sampler_params *arg1 = (struct llm_sampler_params *) 0 ;
   
   arg1 = *(struct llm_sampler_params **)&_swig_go_0; 
@@ -2247,7 +2233,7 @@ void _wrap_delete_llm_sampler_params_capi_e77416aff6f95981(struct llm_sampler_pa
 }
 
 
-struct llm_sampler_params *_wrap_llm_sampler_default_params_capi_e77416aff6f95981() {
+struct llm_sampler_params *_wrap_llm_sampler_default_params_capi_792a18dfd21ea9cb() {
   llm_sampler_params result;
   struct llm_sampler_params *_swig_go_result;
   
@@ -2262,7 +2248,7 @@ struct llm_sampler_params *_wrap_llm_sampler_default_params_capi_e77416aff6f9598
 }
 
 
-_gostring_ _wrap_llm_sampler_new_capi_e77416aff6f95981(struct llm_sampler_params *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_llm_sampler_new_capi_792a18dfd21ea9cb(struct llm_sampler_params *_swig_go_0, _goslice_ _swig_go_1) {
   llm_sampler_params *arg1 = (llm_sampler_params *) 0 ;
   llm_sampler **arg2 = (llm_sampler **) 0 ;
   llm_sampler *temp2 = 0 ;
@@ -2283,7 +2269,7 @@ _gostring_ _wrap_llm_sampler_new_capi_e77416aff6f95981(struct llm_sampler_params
 }
 
 
-void _wrap_llm_sampler_free_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0) {
+void _wrap_llm_sampler_free_capi_792a18dfd21ea9cb(struct llm_sampler *_swig_go_0) {
   llm_sampler *arg1 = (llm_sampler *) 0 ;
   
   arg1 = *(llm_sampler **)&_swig_go_0; 
@@ -2293,7 +2279,7 @@ void _wrap_llm_sampler_free_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0
 }
 
 
-void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0, long long _swig_go_1) {
+void _wrap_llm_sampler_reseed_capi_792a18dfd21ea9cb(struct llm_sampler *_swig_go_0, long long _swig_go_1) {
   llm_sampler *arg1 = (llm_sampler *) 0 ;
   uint64_t arg2 ;
   
@@ -2305,7 +2291,7 @@ void _wrap_llm_sampler_reseed_capi_e77416aff6f95981(struct llm_sampler *_swig_go
 }
 
 
-_gostring_ _wrap_llm_sample_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0, struct llm_context *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_llm_sample_capi_792a18dfd21ea9cb(struct llm_sampler *_swig_go_0, struct llm_context *_swig_go_1, _goslice_ _swig_go_2) {
   llm_sampler *arg1 = (llm_sampler *) 0 ;
   llm_context *arg2 = (llm_context *) 0 ;
   llm_token *arg3 = (llm_token *) 0 ;
@@ -2328,7 +2314,7 @@ _gostring_ _wrap_llm_sample_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0
 }
 
 
-_gostring_ _wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0, struct llm_model *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+_gostring_ _wrap_llm_sampler_set_grammar_capi_792a18dfd21ea9cb(struct llm_sampler *_swig_go_0, struct llm_model *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   llm_sampler *arg1 = (llm_sampler *) 0 ;
   llm_model *arg2 = (llm_model *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2357,7 +2343,7 @@ _gostring_ _wrap_llm_sampler_set_grammar_capi_e77416aff6f95981(struct llm_sample
 }
 
 
-_gostring_ _wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0, struct llm_model *_swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_llm_sampler_set_json_schema_capi_792a18dfd21ea9cb(struct llm_sampler *_swig_go_0, struct llm_model *_swig_go_1, _gostring_ _swig_go_2) {
   llm_sampler *arg1 = (llm_sampler *) 0 ;
   llm_model *arg2 = (llm_model *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2379,7 +2365,7 @@ _gostring_ _wrap_llm_sampler_set_json_schema_capi_e77416aff6f95981(struct llm_sa
 }
 
 
-_gostring_ _wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(struct llm_sampler *_swig_go_0) {
+_gostring_ _wrap_llm_sampler_clear_grammar_capi_792a18dfd21ea9cb(struct llm_sampler *_swig_go_0) {
   llm_sampler *arg1 = (llm_sampler *) 0 ;
   llm_status result;
   _gostring_ _swig_go_result;
@@ -2392,7 +2378,7 @@ _gostring_ _wrap_llm_sampler_clear_grammar_capi_e77416aff6f95981(struct llm_samp
 }
 
 
-_gostring_ _wrap_llm_context_step_capi_e77416aff6f95981(struct llm_context *_swig_go_0, struct llm_sampler *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_llm_context_step_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0, struct llm_sampler *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   llm_context *arg1 = (llm_context *) 0 ;
   llm_sampler *arg2 = (llm_sampler *) 0 ;
   llm_token *arg3 = (llm_token *) 0 ;
@@ -2438,7 +2424,7 @@ _gostring_ _wrap_llm_context_step_capi_e77416aff6f95981(struct llm_context *_swi
 }
 
 
-long long _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(struct llm_context *_swig_go_0) {
+long long _wrap_llm_context_step_max_bytes_capi_792a18dfd21ea9cb(struct llm_context *_swig_go_0) {
   llm_context *arg1 = (llm_context *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2451,7 +2437,7 @@ long long _wrap_llm_context_step_max_bytes_capi_e77416aff6f95981(struct llm_cont
 }
 
 
-_gostring_ _wrap_llm_decode_batch_capi_e77416aff6f95981(llm_context **_swig_go_0, intgo *_swig_go_1, long long _swig_go_2, intgo *_swig_go_3) {
+_gostring_ _wrap_llm_decode_batch_capi_792a18dfd21ea9cb(llm_context **_swig_go_0, intgo *_swig_go_1, long long _swig_go_2, intgo *_swig_go_3) {
   llm_context **arg1 = (llm_context **) 0 ;
   llm_token *arg2 = (llm_token *) 0 ;
   size_t arg3 ;
@@ -2470,7 +2456,7 @@ _gostring_ _wrap_llm_decode_batch_capi_e77416aff6f95981(llm_context **_swig_go_0
 }
 
 
-_gostring_ _wrap_llm_step_batch_capi_e77416aff6f95981(llm_context **_swig_go_0, llm_sampler **_swig_go_1, long long _swig_go_2, intgo *_swig_go_3, _goslice_ _swig_go_4, intgo *_swig_go_5) {
+_gostring_ _wrap_llm_step_batch_capi_792a18dfd21ea9cb(llm_context **_swig_go_0, llm_sampler **_swig_go_1, long long _swig_go_2, intgo *_swig_go_3, _goslice_ _swig_go_4, intgo *_swig_go_5) {
   llm_context **arg1 = (llm_context **) 0 ;
   llm_sampler **arg2 = (llm_sampler **) 0 ;
   size_t arg3 ;
