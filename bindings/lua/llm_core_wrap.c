@@ -2759,9 +2759,12 @@ SWIGINTERN void delete_llm_model_params(struct llm_model_params *self){
         free((char *)self->tokenizer_path);
         free(self);
     }
-
-#include <string.h>
-
+SWIGINTERN void delete_llm_chat_params(struct llm_chat_params *self){
+        free((char *)self->template_override);
+        free((char *)self->tools_json);
+        free((char *)self->extra_vars_json);
+        free(self);
+    }
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -4149,12 +4152,8 @@ static int _wrap_llm_chat_params_template_override_set(lua_State* L) {
   
   arg2 = (char *)lua_tostring(L, 2);
   {
-    if (arg2) {
-      arg1->template_override = (char const *) malloc(strlen((const char *)arg2)+1);
-      strcpy((char *)arg1->template_override, (const char *)arg2);
-    } else {
-      arg1->template_override = 0;
-    }
+    free((char *)arg1->template_override);
+    arg1->template_override = llm_swig_strdup(arg2);
   }
   
   return SWIG_arg;
@@ -4202,12 +4201,8 @@ static int _wrap_llm_chat_params_tools_json_set(lua_State* L) {
   
   arg2 = (char *)lua_tostring(L, 2);
   {
-    if (arg2) {
-      arg1->tools_json = (char const *) malloc(strlen((const char *)arg2)+1);
-      strcpy((char *)arg1->tools_json, (const char *)arg2);
-    } else {
-      arg1->tools_json = 0;
-    }
+    free((char *)arg1->tools_json);
+    arg1->tools_json = llm_swig_strdup(arg2);
   }
   
   return SWIG_arg;
@@ -4255,12 +4250,8 @@ static int _wrap_llm_chat_params_extra_vars_json_set(lua_State* L) {
   
   arg2 = (char *)lua_tostring(L, 2);
   {
-    if (arg2) {
-      arg1->extra_vars_json = (char const *) malloc(strlen((const char *)arg2)+1);
-      strcpy((char *)arg1->extra_vars_json, (const char *)arg2);
-    } else {
-      arg1->extra_vars_json = 0;
-    }
+    free((char *)arg1->extra_vars_json);
+    arg1->extra_vars_json = llm_swig_strdup(arg2);
   }
   
   return SWIG_arg;
@@ -4356,7 +4347,7 @@ static int _wrap_new_llm_chat_params(lua_State* L) {
 
 static void swig_delete_llm_chat_params(void *obj) {
 struct llm_chat_params *arg1 = (struct llm_chat_params *) obj;
-free((char *) arg1);
+delete_llm_chat_params(arg1);
 }
 static int _proxy__wrap_new_llm_chat_params(lua_State *L) {
     assert(lua_istable(L,1));
@@ -4554,27 +4545,30 @@ static int _wrap_llm_chat_parse(lua_State* L) {
   char *arg4 = (char *) 0 ;
   size_t arg5 ;
   size_t *arg6 = (size_t *) 0 ;
+  size_t len2 = 0 ;
+  size_t n4 = 0 ;
   llm_status result;
   
-  SWIG_check_num_args("llm_chat_parse",6,6)
+  SWIG_check_num_args("llm_chat_parse",3,3)
   if(!SWIG_isptrtype(L,1)) SWIG_fail_arg("llm_chat_parse",1,"llm_model const *");
-  if(!SWIG_lua_isnilstring(L,2)) SWIG_fail_arg("llm_chat_parse",2,"char const *");
-  if(!lua_isnumber(L,3)) SWIG_fail_arg("llm_chat_parse",3,"size_t");
-  if(!SWIG_lua_isnilstring(L,4)) SWIG_fail_arg("llm_chat_parse",4,"char *");
-  if(!lua_isnumber(L,5)) SWIG_fail_arg("llm_chat_parse",5,"size_t");
-  if(!SWIG_isptrtype(L,6)) SWIG_fail_arg("llm_chat_parse",6,"size_t *");
+  if(!lua_isstring(L,2)) SWIG_fail_arg("llm_chat_parse",2,"char const *");
+  if(!lua_isnumber(L,3)) SWIG_fail_arg("llm_chat_parse",3,"char *");
   
   if (!SWIG_IsOK(SWIG_ConvertPtr(L,1,(void**)&arg1,SWIGTYPE_p_llm_model,0))){
     SWIG_fail_ptr("llm_chat_parse",1,SWIGTYPE_p_llm_model);
   }
   
-  arg2 = (char *)lua_tostring(L, 2);
-  arg3 = (size_t)luaL_checkinteger(L, 3); 
-  arg4 = (char *)lua_tostring(L, 4);
-  arg5 = (size_t)luaL_checkinteger(L, 5); 
   
-  if (!SWIG_IsOK(SWIG_ConvertPtr(L,6,(void**)&arg6,SWIGTYPE_p_size_t,0))){
-    SWIG_fail_ptr("llm_chat_parse",6,SWIGTYPE_p_size_t);
+  arg2 = (char *)luaL_checklstring(L, 2, &len2);
+  arg3 = len2;
+  
+  
+  {
+    lua_Integer cap = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, cap >= 0 && cap <= LLM_LUA_MAX_CAP, 3, "capacity out of range");
+    arg5 = (size_t)cap;
+    arg4 = cap > 0 ? (char *)lua_newuserdata(L, arg5 * sizeof(char)) : NULL;
+    arg6 = &n4;
   }
   
   result = (llm_status)llm_chat_parse((struct llm_model const *)arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
@@ -4587,6 +4581,16 @@ static int _wrap_llm_chat_parse(lua_State* L) {
     lua_pushnil(L);
   }
   SWIG_arg++;
+  
+  
+  {
+    const char *data = arg4;
+    size_t count = n4 <= arg5 ? n4 : 0; /* nothing written when too small */
+    lua_pushlstring(L, count ? data : "", count);
+    SWIG_arg++;
+    lua_pushinteger(L, (lua_Integer)n4);
+    SWIG_arg++;
+  }
   
   return SWIG_arg;
   
