@@ -53,6 +53,20 @@ B.state_save_file = core.llm_context_state_save_file -- (ctx, path)
 B.state_load_file = core.llm_context_state_load_file -- (ctx, path)
 B.copy_prefix = core.llm_context_copy_prefix         -- (dst, src, n)
 
+-- A llm_chat_params (it owns copies of the strings); nil fields: defaults.
+function B.chat_params(template, tools_json, vars_json, add_generation_prompt)
+    local params = core.llm_chat_default_params()
+    if template then params.template_override = template end
+    if tools_json then params.tools_json = tools_json end
+    if vars_json then params.extra_vars_json = vars_json end
+    params.add_generation_prompt = add_generation_prompt
+    return params
+end
+
+B.chat_apply = core.llm_chat_apply                   -- (model, messages_json, params, cap)
+B.model_chat_template = core.llm_model_chat_template -- (model, cap)
+B.chat_parse = core.llm_chat_parse                   -- (model, text, cap)
+
 B.sampler_default_params = core.llm_sampler_default_params
 
 function B.sampler_new(values)

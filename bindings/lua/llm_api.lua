@@ -237,6 +237,108 @@ return function(B)
     -- Qwen3-Embedding, else llm.pooling.MEAN.
     function Model:default_pooling() return B.model_default_pooling(open_model(self)) end
 
+    ----------------------------------------------------------------- Chat ---
+    local json = require("llm_json")
+    llm.json = json
+    local CHAT_OPTIONS = { tools = true, vars = true, add_generation_prompt = true, template = true }
+
+    local function bad_argument(message) return nil, message, C.LLM_ERR_INVALID_ARGUMENT end
+
+    -- The conversation as a JSON array: each message a table with a string
+    -- role and a string (or list of parts) content, plus what the template
+    -- reads (tool_calls, reasoning_content, ...).
+    local function messages_json(messages)
+        if type(messages) ~= "table" then return bad_argument("messages must be a list of message tables") end
+        local items = {}
+        for i = 1, #messages do
+            local m = messages[i]
+            if type(m) ~= "table" then return bad_argument("messages[" .. i .. "] must be a table") end
+            if type(m.role) ~= "string" then return bad_argument("messages[" .. i .. "].role must be a string") end
+            if type(m.content) ~= "string" and type(m.content) ~= "table" then
+                return bad_argument("messages[" .. i .. "].content must be a string (or a list of parts)")
+            end
+            local text, err = json.encode(m)
+            if not text then return bad_argument("messages[" .. i .. "]: " .. err) end
+            items[i] = text
+        end
+        return "[" .. table.concat(items, ",") .. "]"
+    end
+
+    -- The prompt of a conversation, rendered by the model's own chat template:
+    -- prompt = model:apply_chat_template({{role = "user", content = "Hi"}}, {
+    --     tools = {...},                 -- tool definitions (a list), for templates that take them
+    --     vars = {enable_thinking = false}, -- extra template variables
+    --     add_generation_prompt = true,  -- end with the opening of an assistant turn
+    --     template = "...",              -- a Jinja template used instead of the model's
+    -- })
+    -- nil, message, status on failure (llm.status.TEMPLATE: the template
+    -- failed to parse or raised; UNSUPPORTED: the model has none). Feed the
+    -- prompt to session:generate, which parses its special tokens.
+    function Model:apply_chat_template(messages, opts)
+        opts = check_options(opts, CHAT_OPTIONS, "apply_chat_template")
+        local handle = open_model(self)
+        local msgs, msg, st = messages_json(messages)
+        if not msgs then return nil, msg, st end
+        local tools, vars, err
+        if opts.tools ~= nil then
+            if type(opts.tools) ~= "table" then return bad_argument("tools must be a list") end
+            tools, err = json.encode(next(opts.tools) == nil and json.array({}) or opts.tools)
+            if not tools or tools:sub(1, 1) ~= "[" then
+                return bad_argument("tools must be a list" .. (err and ": " .. err or ""))
+            end
+        end
+        if opts.vars ~= nil then
+            if type(opts.vars) ~= "table" then return bad_argument("vars must be a table") end
+            local keys = 0
+            for k in pairs(opts.vars) do
+                if type(k) ~= "string" then return bad_argument("vars keys must be strings") end
+                keys = keys + 1
+            end
+            vars, err = json.encode(keys == 0 and json.object({}) or opts.vars)
+            if not vars then return bad_argument("vars: " .. err) end
+        end
+        if opts.template ~= nil and type(opts.template) ~= "string" then
+            return bad_argument("template must be a string")
+        end
+        if opts.template and opts.template:find("\0", 1, true) then
+            return bad_argument("template must not contain NUL bytes")
+        end
+        local params = B.chat_params(opts.template, tools, vars, opts.add_generation_prompt == false and 0 or 1)
+        return sized(function(cap) return B.chat_apply(handle, msgs, params, cap) end, #msgs * 2 + 256)
+    end
+
+    -- The model's Jinja chat template ("" if it has none).
+    function Model:chat_template()
+        local handle = open_model(self)
+        return sized(function(cap) return B.model_chat_template(handle, cap) end, 4096)
+    end
+
+    -- A generated answer split into {content = "...", reasoning_content =
+    -- "..." (a <think> block), tool_calls = {{name = "...", arguments =
+    -- {...}}, ...}}; nil, message, status on failure.
+    function Model:parse_chat(text)
+        if type(text) ~= "string" then
+            error("bad argument #1 to 'parse_chat' (string expected, got " .. type(text) .. ")", 2)
+        end
+        local handle = open_model(self)
+        local out, msg, st = sized(function(cap) return B.chat_parse(handle, text, cap) end, #text + 256)
+        if not out then return nil, msg, st end
+        local parsed, err = json.decode(out)
+        if type(parsed) ~= "table" then
+            return nil, "llm_chat_parse gave bad JSON: " .. tostring(err), C.LLM_ERR_INTERNAL
+        end
+        local function str(v) return type(v) == "string" and v or "" end
+        local calls = {}
+        if type(parsed.tool_calls) == "table" then
+            for i, c in ipairs(parsed.tool_calls) do
+                local args = c.arguments
+                if args == json.null then args = nil end
+                calls[i] = { name = str(c.name), arguments = args }
+            end
+        end
+        return { content = str(parsed.content), reasoning_content = str(parsed.reasoning_content), tool_calls = calls }
+    end
+
     local SESSION_OPTIONS = { context_size = true, threads = true, kv_type = true }
 
     -- model:session({context_size = 0 (the model's), threads = 0 (all cores),

@@ -185,6 +185,30 @@ function B.state_save_file(ctx, path) return result(lib.llm_context_state_save_f
 function B.state_load_file(ctx, path) return result(lib.llm_context_state_load_file(ctx, path)) end
 function B.copy_prefix(dst, src, n) return result(lib.llm_context_copy_prefix(dst, src, n)) end
 
+-- A llm_chat_params; the table keeps the Lua strings it points to alive.
+function B.chat_params(template, tools_json, vars_json, add_generation_prompt)
+    local params = ffi.new("llm_chat_params[1]", lib.llm_chat_default_params())
+    params[0].template_override = template
+    params[0].tools_json = tools_json
+    params[0].extra_vars_json = vars_json
+    params[0].add_generation_prompt = add_generation_prompt
+    return { params = params, template, tools_json, vars_json }
+end
+
+function B.chat_apply(model, messages_json, params, cap)
+    return text_call(cap, function(buf)
+        return lib.llm_chat_apply(model, messages_json, params.params, buf, cap, n_out)
+    end)
+end
+
+function B.model_chat_template(model, cap)
+    return text_call(cap, function(buf) return lib.llm_model_chat_template(model, buf, cap, n_out) end)
+end
+
+function B.chat_parse(model, text, cap)
+    return text_call(cap, function(buf) return lib.llm_chat_parse(model, text, #text, buf, cap, n_out) end)
+end
+
 B.sampler_default_params = lib.llm_sampler_default_params
 
 function B.sampler_new(values)
