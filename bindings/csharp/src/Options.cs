@@ -113,6 +113,9 @@ namespace Llm
         public int MaxTokens { get; set; }
         /// <summary>Stop at an end-of-generation token (default true).</summary>
         public bool StopAtEos { get; set; }
+        /// <summary>Read special-token text in the prompt ("&lt;|im_start|&gt;") as
+        /// those tokens, as a chat template's prompt needs (default false).</summary>
+        public bool ParseSpecial { get; set; }
 
         public GenerateOptions()
         {

@@ -160,7 +160,7 @@ namespace Llm
             ContextHandle ctx = Handle;
             using (SamplerHandle sampler = options.CreateSampler()) // bad options fail before the prompt is fed
             {
-                Feed(ctx, prompt);
+                Feed(ctx, prompt, options.ParseSpecial);
                 result.Stop = StopReason.MaxTokens;
                 int count = 0;
                 while (options.MaxTokens == 0 || count < options.MaxTokens)
@@ -191,13 +191,14 @@ namespace Llm
             }
         }
 
-        void Feed(ContextHandle ctx, string prompt)
+        void Feed(ContextHandle ctx, string prompt, bool parseSpecial)
         {
             bool added = false;
             try
             {
                 ctx.DangerousAddRef(ref added); // keeps modelView valid meanwhile
                 var flags = LlmNative.llm_context_position(ctx) == 0 ? TokenizeFlags.AddSpecial : TokenizeFlags.None;
+                if (parseSpecial) flags |= TokenizeFlags.ParseSpecial;
                 int[] ids = Model.Tokenize(modelView, Encoding.UTF8.GetBytes(prompt), flags);
                 if (ids.Length > 0) LlmException.Check(LlmNative.llm_forward(ctx, ids, (ulong)ids.Length));
             }
