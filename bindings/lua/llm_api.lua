@@ -432,7 +432,7 @@ return function(B)
     end
 
     local SAMPLER_KEYS = { "temperature", "top_p", "top_k", "min_p", "repeat_penalty", "repeat_last_n", "seed" }
-    local GENERATE_OPTIONS = { max_tokens = true, stop_at_eos = true, on_piece = true }
+    local GENERATE_OPTIONS = { max_tokens = true, stop_at_eos = true, on_piece = true, parse_special = true }
     for _, key in ipairs(SAMPLER_KEYS) do GENERATE_OPTIONS[key] = true end
 
     -- Feeds the prompt (with BOS at position 0) and makes the sampler: a run
@@ -451,6 +451,7 @@ return function(B)
         if st ~= C.LLM_OK then return false, msg, st end
         s.sampler = sampler
         local flags = B.context_position(ctx) == 0 and C.LLM_TOKENIZE_ADD_SPECIAL or 0
+        if opts.parse_special then flags = flags + C.LLM_TOKENIZE_PARSE_SPECIAL end -- chat prompts
         local model = s.model.handle -- alive while this session is
         local ids
         ids, msg, st = sized(function(cap) return B.tokenize(model, prompt, flags, cap) end, #prompt + 2)
@@ -500,7 +501,9 @@ return function(B)
 
     -- result = session:generate(prompt, opts) with opts temperature, top_p,
     -- top_k, min_p, repeat_penalty, repeat_last_n, seed (libllm's defaults
-    -- when absent), max_tokens (0 = no limit), stop_at_eos (true), and
+    -- when absent), max_tokens (0 = no limit), stop_at_eos (true),
+    -- parse_special (false; true for model:apply_chat_template's prompts,
+    -- whose <|im_start|>-like markers are special tokens), and
     -- on_piece = function(text, token) ... end (return false to stop).
     -- result = {text = ..., tokens = {...}, stop = "eos" | "max_tokens" |
     -- "context_full" | "callback"}.
