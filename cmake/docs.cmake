@@ -2,6 +2,10 @@
 # <build>/docs/api/html. Warnings fail it, so every public function, type,
 # field and macro stays documented (CI builds it). llm.h keeps plain C
 # comments; docs/api/doxygen_filter.py presents them to Doxygen.
+# Source packages without docs/ (the Conan export, the npm tarball) skip it.
+if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/docs/api/Doxyfile.in)
+  return()
+endif()
 find_package(Doxygen QUIET)
 find_package(Python3 QUIET COMPONENTS Interpreter)
 if(DOXYGEN_EXECUTABLE AND Python3_Interpreter_FOUND)
