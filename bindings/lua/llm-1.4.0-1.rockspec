@@ -30,6 +30,7 @@ build = {
          llm_api = "llm_api.lua",
          llm_ffi = "llm_ffi.lua",
          llm_h = "llm_h.lua",
+         llm_json = "llm_json.lua",
       },
       lib = {
          llm_core = "llm_core.so",
