@@ -78,9 +78,8 @@ int main(int argc, char **argv) {
     char *piece = malloc(cap);
     llm_token prompt[64];
     size_t n_prompt = 0;
-    if (!piece ||
-        llm_tokenize(model, kPrompt, strlen(kPrompt), LLM_TOKENIZE_ADD_SPECIAL, prompt, 64,
-                     &n_prompt) != LLM_OK)
+    if (!piece || llm_tokenize(model, kPrompt, strlen(kPrompt), LLM_TOKENIZE_ADD_SPECIAL, prompt,
+                               64, &n_prompt) != LLM_OK)
         die("tokenize", llm_last_error());
 
     size_t text_cap = 1 << 16;
