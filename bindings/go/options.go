@@ -11,7 +11,7 @@ type generateConfig struct {
 	temperature, topP, minP, repeatPenalty float32
 	topK, repeatLastN, maxTokens           int
 	seed                                   uint64
-	stopAtEOS                              bool
+	stopAtEOS, parseSpecial                bool
 }
 
 func newGenerateConfig(opts []Option) generateConfig {
@@ -64,6 +64,10 @@ func MaxTokens(n int) Option { return func(c *generateConfig) { c.maxTokens = n 
 // StopAtEOS stops at an end-of-generation token (the default); false
 // feeds it back and goes on.
 func StopAtEOS(stop bool) Option { return func(c *generateConfig) { c.stopAtEOS = stop } }
+
+// ParseSpecialTokens reads special-token text in the prompt ("<|im_start|>") as
+// the special token: for prompts from ApplyChatTemplate.
+func ParseSpecialTokens() Option { return func(c *generateConfig) { c.parseSpecial = true } }
 
 // newSampler makes the native sampler for c.
 func (c *generateConfig) newSampler() (capi.SwigcptrSampler, error) {

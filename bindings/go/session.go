@@ -183,7 +183,7 @@ func (s *Session) Stream(prompt string, fn func(Piece) bool, opts ...Option) (re
 		return res, err
 	}
 	defer capi.Llm_sampler_free(sampler)
-	if err := s.feed(prompt); err != nil {
+	if err := s.feed(prompt, cfg.parseSpecial); err != nil {
 		return res, err
 	}
 
@@ -239,10 +239,13 @@ func (s *Session) step(sampler capi.SwigcptrSampler, feedEOG bool) (p Piece, eog
 }
 
 // feed tokenizes and evaluates a prompt. Needs s.mu held.
-func (s *Session) feed(prompt string) error {
+func (s *Session) feed(prompt string, parseSpecial bool) error {
 	var flags TokenizeFlags
 	if capi.Llm_context_position(s.handle) == 0 {
 		flags = AddSpecial
+	}
+	if parseSpecial {
+		flags |= ParseSpecial
 	}
 	s.model.mu.RLock()
 	ids, err := s.model.tokenize(prompt, flags)
