@@ -52,7 +52,7 @@ void violation(const std::string &what) {
 
 void expect_handled(llm_status s, const char *call) {
     if (s == LLM_OK) return;
-    if (s == LLM_ERR_INTERNAL || s > 0 || s < LLM_ERR_INTERNAL)
+    if (s == LLM_ERR_INTERNAL || s > 0 || s < LLM_ERR_STATE_MISMATCH)
         violation(std::string(call) + " returned " + std::to_string(s) + " (" + llm_status_str(s) +
                   ")");
     if (llm_last_error()[0] == '\0')
