@@ -116,6 +116,17 @@ namespace Llm
         /// <summary>Read special-token text in the prompt ("&lt;|im_start|&gt;") as
         /// those tokens, as a chat template's prompt needs (default false).</summary>
         public bool ParseSpecial { get; set; }
+        /// <summary>Structured output: a JSON Schema (as JSON text) the generated
+        /// text validates against; see docs/structured-output.md for the keywords
+        /// libllm supports. A schema it refuses throws an LlmException with
+        /// Status.Grammar before the prompt is fed. Null (default): none.</summary>
+        public string JsonSchema { get; set; }
+        /// <summary>Structured output: a GBNF grammar the generated text follows
+        /// (a bad one throws an LlmException with Status.Grammar). Null
+        /// (default): none. Set JsonSchema or Grammar, not both.</summary>
+        public string Grammar { get; set; }
+        /// <summary>The start rule of Grammar; null (default) = "root".</summary>
+        public string GrammarRoot { get; set; }
 
         public GenerateOptions()
         {
@@ -138,8 +149,11 @@ namespace Llm
             return new GenerateOptions { Temperature = 0, MaxTokens = maxTokens };
         }
 
-        internal SamplerHandle CreateSampler()
+        // model: the model whose tokens the sampler picks (for a grammar); the
+        // caller keeps it alive during the call.
+        internal SamplerHandle CreateSampler(ModelHandle model)
         {
+            CheckStructure();
             using (llm_sampler_params p = LlmNative.llm_sampler_default_params())
             {
                 p.temperature = Temperature;
@@ -151,8 +165,33 @@ namespace Llm
                 p.seed = Seed;
                 SamplerHandle sampler;
                 LlmException.Check(LlmNative.llm_sampler_new(p, out sampler));
+                try
+                {
+                    if (JsonSchema != null)
+                        LlmException.Check(LlmNative.llm_sampler_set_json_schema(sampler, model, JsonSchema));
+                    else if (Grammar != null)
+                        LlmException.Check(LlmNative.llm_sampler_set_grammar(sampler, model, Grammar, GrammarRoot));
+                }
+                catch
+                {
+                    sampler.Dispose();
+                    throw;
+                }
                 return sampler;
             }
         }
+
+        // What llm.h's C strings cannot carry, and a schema with a grammar.
+        void CheckStructure()
+        {
+            string bad = null;
+            if (JsonSchema != null && Grammar != null) bad = "set JsonSchema or Grammar, not both";
+            else if (GrammarRoot != null && Grammar == null) bad = "GrammarRoot needs Grammar";
+            else if (HasNul(JsonSchema) || HasNul(Grammar) || HasNul(GrammarRoot))
+                bad = "JsonSchema, Grammar and GrammarRoot must not contain NUL characters";
+            if (bad != null) throw new LlmException(Status.InvalidArgument, bad);
+        }
+
+        static bool HasNul(string s) { return s != null && s.IndexOf('\0') >= 0; }
     }
 }

@@ -158,7 +158,7 @@ namespace Llm
             if (options.MaxTokens < 0)
                 throw new LlmException(Status.InvalidArgument, "MaxTokens must be >= 0");
             ContextHandle ctx = Handle;
-            using (SamplerHandle sampler = options.CreateSampler()) // bad options fail before the prompt is fed
+            using (SamplerHandle sampler = NewSampler(ctx, options)) // bad options fail before the prompt is fed
             {
                 Feed(ctx, prompt, options.ParseSpecial);
                 result.Stop = StopReason.MaxTokens;
@@ -188,6 +188,20 @@ namespace Llm
                     yield return piece;
                     if (full) yield break;
                 }
+            }
+        }
+
+        SamplerHandle NewSampler(ContextHandle ctx, GenerateOptions options)
+        {
+            bool added = false;
+            try
+            {
+                ctx.DangerousAddRef(ref added); // keeps modelView valid meanwhile
+                return options.CreateSampler(modelView);
+            }
+            finally
+            {
+                if (added) ctx.DangerousRelease();
             }
         }
 
