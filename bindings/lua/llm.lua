@@ -76,5 +76,7 @@ function B.sampler_new(values)
 end
 
 B.sampler_free = core.llm_sampler_free
+B.sampler_set_json_schema = core.llm_sampler_set_json_schema -- (sampler, model, schema_json)
+B.sampler_set_grammar = core.llm_sampler_set_grammar         -- (sampler, model, gbnf, root or nil)
 
 return require("llm_api")(B)

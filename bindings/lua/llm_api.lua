@@ -432,8 +432,30 @@ return function(B)
     end
 
     local SAMPLER_KEYS = { "temperature", "top_p", "top_k", "min_p", "repeat_penalty", "repeat_last_n", "seed" }
-    local GENERATE_OPTIONS = { max_tokens = true, stop_at_eos = true, on_piece = true, parse_special = true }
+    local GENERATE_OPTIONS = { max_tokens = true, stop_at_eos = true, on_piece = true, parse_special = true,
+                               json_schema = true, grammar = true, grammar_root = true }
     for _, key in ipairs(SAMPLER_KEYS) do GENERATE_OPTIONS[key] = true end
+
+    -- Structured output options: true, schema_json, gbnf, root (each possibly
+    -- nil); or nil, message. A json_schema table is written with llm_json.
+    local function structure(opts)
+        local schema, grammar, root = opts.json_schema, opts.grammar, opts.grammar_root
+        if schema ~= nil and grammar ~= nil then return nil, "give json_schema or grammar, not both" end
+        if root ~= nil and grammar == nil then return nil, "grammar_root needs grammar" end
+        if type(schema) == "table" then
+            local text, err = json.encode(schema)
+            if not text then return nil, "json_schema: " .. err end
+            schema = text
+        end
+        for _, field in ipairs({ { "json_schema", schema }, { "grammar", grammar }, { "grammar_root", root } }) do
+            local name, value = field[1], field[2]
+            if value ~= nil and type(value) ~= "string" then
+                return nil, name .. " must be a string" .. (name == "json_schema" and " or a table" or "")
+            end
+            if value and value:find("\0", 1, true) then return nil, name .. " must not contain NUL bytes" end
+        end
+        return true, schema, grammar, root
+    end
 
     -- Feeds the prompt (with BOS at position 0) and makes the sampler: a run
     -- object whose next() gives text, token per piece; nil, stop_reason at
@@ -446,10 +468,18 @@ return function(B)
         for _, key in ipairs(SAMPLER_KEYS) do
             if opts[key] ~= nil then params[key] = opts[key] else params[key] = defaults[key] end
         end
+        local ok, schema, grammar, root = structure(opts)
+        if not ok then return false, schema, C.LLM_ERR_INVALID_ARGUMENT end
         free_sampler(s)
         local st, msg, sampler = B.sampler_new(params) -- bad options fail before the prompt is fed
         if st ~= C.LLM_OK then return false, msg, st end
         s.sampler = sampler
+        if schema then
+            st, msg = B.sampler_set_json_schema(sampler, s.model.handle, schema)
+        elseif grammar then
+            st, msg = B.sampler_set_grammar(sampler, s.model.handle, grammar, root)
+        end
+        if st ~= C.LLM_OK then return false, msg, st end
         local flags = B.context_position(ctx) == 0 and C.LLM_TOKENIZE_ADD_SPECIAL or 0
         if opts.parse_special then flags = flags + C.LLM_TOKENIZE_PARSE_SPECIAL end -- chat prompts
         local model = s.model.handle -- alive while this session is
@@ -503,8 +533,12 @@ return function(B)
     -- top_k, min_p, repeat_penalty, repeat_last_n, seed (libllm's defaults
     -- when absent), max_tokens (0 = no limit), stop_at_eos (true),
     -- parse_special (false; true for model:apply_chat_template's prompts,
-    -- whose <|im_start|>-like markers are special tokens), and
+    -- whose <|im_start|>-like markers are special tokens), json_schema (a
+    -- JSON Schema as a table or JSON text: the text is JSON that validates
+    -- against it), grammar (GBNF text the output follows; grammar_root: its
+    -- start rule, default "root"), and
     -- on_piece = function(text, token) ... end (return false to stop).
+    -- A schema or grammar libllm refuses: nil, message, llm.status.GRAMMAR.
     -- result = {text = ..., tokens = {...}, stop = "eos" | "max_tokens" |
     -- "context_full" | "callback"}.
     function Session:generate(prompt, opts)

@@ -222,4 +222,12 @@ end
 
 function B.sampler_free(sampler) release(sampler, lib.llm_sampler_free) end
 
+function B.sampler_set_json_schema(sampler, model, schema_json)
+    return result(lib.llm_sampler_set_json_schema(sampler, model, schema_json))
+end
+
+function B.sampler_set_grammar(sampler, model, gbnf, root) -- root nil: "root"
+    return result(lib.llm_sampler_set_grammar(sampler, model, gbnf, root))
+end
+
 return require("llm_api")(B)
