@@ -1,6 +1,10 @@
 package llm
 
-import "libllm.dev/llm/internal/capi"
+import (
+	"strings"
+
+	"libllm.dev/llm/internal/capi"
+)
 
 // Option sets one generation setting. Unset settings keep libllm's defaults
 // (temperature 1, top-p 0.9, no top-k, fixed seed, no token limit, stop at
@@ -12,6 +16,9 @@ type generateConfig struct {
 	topK, repeatLastN, maxTokens           int
 	seed                                   uint64
 	stopAtEOS, parseSpecial                bool
+	// structured output: at most one of the two
+	jsonSchema, grammar, grammarRoot string
+	hasJSONSchema, hasGrammar        bool
 }
 
 func newGenerateConfig(opts []Option) generateConfig {
@@ -69,8 +76,30 @@ func StopAtEOS(stop bool) Option { return func(c *generateConfig) { c.stopAtEOS 
 // the special token: for prompts from ApplyChatTemplate.
 func ParseSpecialTokens() Option { return func(c *generateConfig) { c.parseSpecial = true } }
 
-// newSampler makes the native sampler for c.
-func (c *generateConfig) newSampler() (capi.SwigcptrSampler, error) {
+// JSONSchema constrains the output to JSON that validates against schema
+// (a JSON Schema as JSON text; see docs/structured-output.md for the
+// keywords libllm supports). A schema it refuses fails the generation with
+// ErrGrammar before the prompt is fed.
+func JSONSchema(schema string) Option {
+	return func(c *generateConfig) { c.jsonSchema, c.hasJSONSchema = schema, true }
+}
+
+// Grammar constrains the output to the sentences of a GBNF grammar (start
+// rule "root", or GrammarRoot's). A bad grammar fails the generation with
+// ErrGrammar before the prompt is fed.
+func Grammar(gbnf string) Option {
+	return func(c *generateConfig) { c.grammar, c.hasGrammar = gbnf, true }
+}
+
+// GrammarRoot names the start rule of Grammar's grammar (default "root").
+func GrammarRoot(rule string) Option { return func(c *generateConfig) { c.grammarRoot = rule } }
+
+// newSampler makes the native sampler for c; model is the open model whose
+// tokens it will pick (needed for a JSONSchema or Grammar).
+func (c *generateConfig) newSampler(model capi.SwigcptrModel) (capi.SwigcptrSampler, error) {
+	if err := c.checkStructure(); err != nil {
+		return 0, err
+	}
 	p := capi.Llm_sampler_default_params()
 	defer capi.DeleteLlm_sampler_params(p)
 	p.SetTemperature(c.temperature)
@@ -84,5 +113,36 @@ func (c *generateConfig) newSampler() (capi.SwigcptrSampler, error) {
 	if err := capi.Llm_sampler_new(p, out); err != nil {
 		return 0, wrap("sampler", err)
 	}
+	var err error
+	switch {
+	case c.hasJSONSchema:
+		err = wrap("json schema", capi.Llm_sampler_set_json_schema(out[0], model, c.jsonSchema))
+	case c.hasGrammar:
+		root := c.grammarRoot
+		if root == "" {
+			root = "root"
+		}
+		err = wrap("grammar", capi.Llm_sampler_set_grammar(out[0], model, c.grammar, root))
+	}
+	if err != nil {
+		capi.Llm_sampler_free(out[0])
+		return 0, err
+	}
 	return out[0], nil
+}
+
+// checkStructure refuses what the C strings of llm.h cannot carry and a
+// schema and a grammar together.
+func (c *generateConfig) checkStructure() error {
+	bad := func(msg string) error { return &Error{Op: "generate", Status: ErrInvalidArgument, Message: msg} }
+	switch {
+	case c.hasJSONSchema && c.hasGrammar:
+		return bad("JSONSchema and Grammar: give one of them")
+	case c.grammarRoot != "" && !c.hasGrammar:
+		return bad("GrammarRoot needs Grammar")
+	case strings.IndexByte(c.jsonSchema, 0) >= 0, strings.IndexByte(c.grammar, 0) >= 0,
+		strings.IndexByte(c.grammarRoot, 0) >= 0:
+		return bad("JSONSchema, Grammar and GrammarRoot must not contain NUL bytes")
+	}
+	return nil
 }

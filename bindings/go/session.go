@@ -178,7 +178,10 @@ func (s *Session) Stream(prompt string, fn func(Piece) bool, opts ...Option) (re
 	if cfg.maxTokens < 0 {
 		return res, &Error{Op: "generate", Status: ErrInvalidArgument, Message: "MaxTokens must be >= 0"}
 	}
-	sampler, err := cfg.newSampler() // bad options fail before the prompt is fed
+	// Bad options fail before the prompt is fed. The model is open while s is.
+	s.model.mu.RLock()
+	sampler, err := cfg.newSampler(s.model.handle)
+	s.model.mu.RUnlock()
 	if err != nil {
 		return res, err
 	}
