@@ -199,6 +199,14 @@ async function mainServer() {
   }
   log('embeddings ok, dim', dim);
 
+  // response_format: random weights at temperature 1 give JSON of the schema.
+  const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'],
+    additionalProperties: false };
+  const structured = await client.chat.completions.create({ model, messages: prompt(2), temperature: 1, seed: 3,
+    max_tokens: 48, response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } });
+  assert.equal(structured.choices[0].finish_reason, 'stop');
+  assert.ok(Number.isInteger(JSON.parse(structured.choices[0].message.content).n));
+
   // Each prompt's answer alone (greedy), non-streaming, then streaming.
   const expected = [];
   for (let i = 0; i < PROMPTS; i++) {

@@ -48,7 +48,7 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		msg, finish := s.answer(out)
+		msg, finish := s.answer(out, g)
 		writeJSON(w, 200, chatCompletion{
 			ID: id, Object: "chat.completion", Created: created, Model: s.cfg.modelName,
 			Choices: []chatChoice{{Message: msg, FinishReason: finish}},
@@ -86,7 +86,7 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	// TODO: reasoning and tool-call markup is streamed as content; only
 	// the final chunk carries the parsed tool calls.
 	finish := out.finishReason
-	if msg, f := s.answer(out); len(msg.ToolCalls) > 0 {
+	if msg, f := s.answer(out, g); len(msg.ToolCalls) > 0 {
 		for i := range msg.ToolCalls {
 			index := i
 			msg.ToolCalls[i].Index = &index
@@ -106,11 +106,13 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 }
 
 // answer is the assistant message of a finished generation and its
-// finish_reason.
-func (s *server) answer(out outcome) (chatMessageOut, string) {
-	answer, err := s.be.ParseChat(out.text)
-	if err != nil {
-		answer = llm.ChatAnswer{Content: out.text}
+// finish_reason. Output under a response_format is the JSON as generated.
+func (s *server) answer(out outcome, g *generation) (chatMessageOut, string) {
+	answer := llm.ChatAnswer{Content: out.text}
+	if g.params.jsonSchema == "" {
+		if parsed, err := s.be.ParseChat(out.text); err == nil {
+			answer = parsed
+		}
 	}
 	msg := chatMessageOut{Role: "assistant", Content: &answer.Content, ReasoningContent: answer.ReasoningContent}
 	if len(answer.ToolCalls) == 0 {

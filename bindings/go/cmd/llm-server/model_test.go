@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,23 @@ func TestModel(t *testing.T) {
 	if json.Unmarshal(body, &l); res.StatusCode != 200 || len(l.Data) != 2 || len(l.Data[0].Embedding) != 64 {
 		t.Fatalf("%d %s", res.StatusCode, body)
 	}
+	// response_format: at temperature 1 only the grammar keeps the random
+	// weights' output in shape
+	schema := `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`
+	for seed := 1; seed <= 3; seed++ {
+		res, body = post(t, ts, "/v1/chat/completions", `{"messages":[{"role":"user","content":"JSON?"}],`+
+			`"max_tokens":48,"temperature":1,"seed":`+strconv.Itoa(seed)+
+			`,"response_format":{"type":"json_schema","json_schema":{"name":"n","schema":`+schema+`}}}`)
+		var v struct{ N *int }
+		if json.Unmarshal(body, &c); res.StatusCode != 200 || c.Choices[0].FinishReason != "stop" ||
+			json.Unmarshal([]byte(*c.Choices[0].Message.Content), &v) != nil || v.N == nil {
+			t.Fatalf("json_schema: %d %s", res.StatusCode, body)
+		}
+	}
+	res, body = post(t, ts, "/v1/chat/completions", `{"messages":[{"role":"user","content":"JSON?"}],`+
+		`"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object","required":5}}}}`)
+	wantError(t, res, body, 400, "")
+
 	long := `{"messages":[{"role":"user","content":"` + strings.Repeat("word ", 400) + `"}]}`
 	res, body = post(t, ts, "/v1/chat/completions", long)
 	wantError(t, res, body, 400, "context_length_exceeded")

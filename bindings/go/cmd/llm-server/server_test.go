@@ -289,13 +289,8 @@ func TestErrors(t *testing.T) {
 		{"/v1/completions", `{"prompt":[1,2]}`, 400, ""},
 		{"/v1/completions", `{"model":"other","prompt":"a"}`, 404, "model_not_found"},
 		{"/v1/nothing", `{}`, 404, "not_found"},
-	}
-	if !jsonSchemaSupported {
-		cases = append(cases, struct {
-			path, body string
-			status     int
-			code       string
-		}{"/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_object"}}`, 400, ""})
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"xml"}}`, 400, ""},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema"}}`, 400, ""},
 	}
 	for _, c := range cases {
 		res, body := post(t, ts, c.path, c.body)

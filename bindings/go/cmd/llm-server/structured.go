@@ -2,19 +2,16 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 
 	"libllm.dev/llm"
 )
 
-// responseSchema is the JSON Schema a response_format asks for ("{}" for
-// any JSON object).
+// responseSchema is the JSON Schema a response_format asks for: any JSON
+// object for json_object. A schema libllm refuses fails the generation
+// with llm.ErrGrammar (400) before anything is streamed.
 func responseSchema(typ string, js *struct {
 	Schema json.RawMessage `json:"schema"`
 }) (string, error) {
-	if !jsonSchemaSupported {
-		return "", badRequest("response_format", "response_format not supported")
-	}
 	switch typ {
 	case "json_object":
 		return `{"type":"object"}`, nil
@@ -27,10 +24,4 @@ func responseSchema(typ string, js *struct {
 	return "", badRequest("response_format", "unknown response_format type %q", typ)
 }
 
-// TODO(issue 37): the Go binding's JSONSchema option (engineer gbind) had
-// not landed; once it has, set jsonSchemaSupported and return it here.
-const jsonSchemaSupported = false
-
-func jsonSchemaOption(schema string) (llm.Option, error) {
-	return nil, errors.New("response_format not supported")
-}
+func jsonSchemaOption(schema string) (llm.Option, error) { return llm.JSONSchema(schema), nil }
