@@ -70,9 +70,24 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		}
 		return !stream.failed
 	}
-	out, err := s.generate(r.Context(), g, func(text string) bool {
-		return begin() && stream.send(chunk(chatDelta{Content: &text}, nil))
-	})
+	send := func(reasoning, content string) bool {
+		if !begin() {
+			return false
+		}
+		if reasoning == "" && content == "" {
+			return true
+		}
+		var d chatDelta
+		if reasoning != "" {
+			d.ReasoningContent = &reasoning
+		}
+		if content != "" {
+			d.Content = &content
+		}
+		return stream.send(chunk(d, nil))
+	}
+	split := chatSplitter{plain: g.params.jsonSchema != ""}
+	out, err := s.generate(r.Context(), g, func(text string) bool { return send(split.add(text)) })
 	if err != nil {
 		if stream == nil {
 			return err // nothing sent yet: a plain error response
@@ -80,13 +95,11 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		s.sendError(stream, err)
 		return nil
 	}
-	if !begin() {
+	msg, finish := s.answer(out, g)
+	if !send(split.finish(len(msg.ToolCalls) > 0)) {
 		return nil
 	}
-	// TODO: reasoning and tool-call markup is streamed as content; only
-	// the final chunk carries the parsed tool calls.
-	finish := out.finishReason
-	if msg, f := s.answer(out, g); len(msg.ToolCalls) > 0 {
+	if len(msg.ToolCalls) > 0 {
 		for i := range msg.ToolCalls {
 			index := i
 			msg.ToolCalls[i].Index = &index
@@ -94,7 +107,6 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		if !stream.send(chunk(chatDelta{ToolCalls: msg.ToolCalls}, nil)) {
 			return nil
 		}
-		finish = f
 	}
 	stream.send(chunk(chatDelta{}, &finish))
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {

@@ -105,9 +105,10 @@ type chatCompletion struct {
 }
 
 type chatDelta struct {
-	Role      string        `json:"role,omitempty"`
-	Content   *string       `json:"content,omitempty"`
-	ToolCalls []toolCallOut `json:"tool_calls,omitempty"`
+	Role             string        `json:"role,omitempty"`
+	Content          *string       `json:"content,omitempty"`
+	ReasoningContent *string       `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolCallOut `json:"tool_calls,omitempty"`
 }
 
 type chatChunkChoice struct {

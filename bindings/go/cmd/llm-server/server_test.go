@@ -534,3 +534,70 @@ func TestStopMatcher(t *testing.T) {
 		}
 	}
 }
+
+func TestChatStreamReasoningAndTools(t *testing.T) {
+	_, ts := newTestServer(t, config{}, &fakeBackend{})
+	res, err := http.Post(ts.URL+"/v1/chat/completions", "application/json", strings.NewReader(
+		`{"messages":[{"role":"user","content":"<tool_call> answer </think> hmm <think>"}],"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := readSSE(t, res.Body)
+	var reasoning, content strings.Builder
+	var calls []toolCallOut
+	var finish string
+	for _, e := range events[:len(events)-1] {
+		var c chatChunk
+		if err := json.Unmarshal([]byte(e), &c); err != nil {
+			t.Fatalf("%v: %s", err, e)
+		}
+		d := c.Choices[0]
+		if d.Delta.ReasoningContent != nil {
+			reasoning.WriteString(*d.Delta.ReasoningContent)
+		}
+		if d.Delta.Content != nil {
+			content.WriteString(*d.Delta.Content)
+		}
+		calls = append(calls, d.Delta.ToolCalls...)
+		if d.FinishReason != nil {
+			finish = *d.FinishReason
+		}
+	}
+	if reasoning.String() != " hmm " || content.String() != " answer " || len(calls) != 1 ||
+		calls[0].Function.Name != "get_weather" || calls[0].Index == nil || *calls[0].Index != 0 ||
+		finish != "tool_calls" {
+		t.Fatalf("reasoning %q content %q calls %+v finish %q: %q", reasoning.String(), content.String(),
+			calls, finish, events)
+	}
+}
+
+func TestChatSplitter(t *testing.T) {
+	for _, c := range []struct {
+		pieces            []string
+		toolCalls         bool
+		reasoning, answer string
+	}{
+		{[]string{"  <th", "ink>why", "</thi", "nk>so"}, false, "why", "so"},
+		{[]string{"<think>all reasoning"}, false, "all reasoning", ""},
+		{[]string{"  plain <think> later"}, false, "", "  plain <think> later"},
+		{[]string{" <t", "ool"}, false, "", " <tool"},
+		{[]string{"text <tool", "_call>{}", "</tool_call>"}, true, "", "text "},
+		{[]string{"text <tool", "_call>bad"}, false, "", "text <tool_call>bad"},
+		{[]string{"   "}, false, "", "   "},
+	} {
+		var s chatSplitter
+		var reasoning, answer strings.Builder
+		for _, p := range c.pieces {
+			r, a := s.add(p)
+			reasoning.WriteString(r)
+			answer.WriteString(a)
+		}
+		r, a := s.finish(c.toolCalls)
+		reasoning.WriteString(r)
+		answer.WriteString(a)
+		if reasoning.String() != c.reasoning || answer.String() != c.answer {
+			t.Errorf("%q: reasoning %q answer %q", c.pieces, reasoning.String(), answer.String())
+		}
+	}
+}

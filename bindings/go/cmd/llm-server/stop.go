@@ -14,6 +14,7 @@ const (
 type stopMatcher struct {
 	stops   []string
 	pending string // text not yet let through
+	after   string // after a hit: the text that followed the stop string
 }
 
 // add appends a piece and returns the text that may be emitted; hit: a
@@ -25,14 +26,14 @@ func (m *stopMatcher) add(piece string) (out string, hit bool) {
 		out, m.pending = m.pending, ""
 		return out, false
 	}
-	first := -1
+	first, end := -1, 0
 	for _, s := range m.stops {
 		if i := strings.Index(m.pending, s); i >= 0 && (first < 0 || i < first) {
-			first = i
+			first, end = i, i+len(s)
 		}
 	}
 	if first >= 0 {
-		out, m.pending = m.pending[:first], ""
+		out, m.after, m.pending = m.pending[:first], m.pending[end:], ""
 		return out, true
 	}
 	hold := 0
