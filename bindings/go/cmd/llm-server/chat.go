@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +36,11 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		tools = append(tools, t)
 	}
 	prompt, err := s.be.ChatPrompt(messages, tools, req.ChatTemplateKwargs)
+	if errors.Is(err, llm.ErrUnsupported) {
+		e := newAPIError(400, "invalid_request_error", "no_chat_template",
+			"model %q has no chat template: use /v1/completions", s.cfg.modelName)
+		return e
+	}
 	if err != nil {
 		return err
 	}

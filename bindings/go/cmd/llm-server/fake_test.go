@@ -26,6 +26,9 @@ func (b *fakeBackend) ChatPrompt(messages []llm.ChatMessage, tools []any, vars m
 		if m.Content == "panic" {
 			panic("the fake template panics")
 		}
+		if m.Content == "no template" {
+			return "", &llm.Error{Op: "apply chat template", Status: llm.ErrUnsupported}
+		}
 		if m.Content == "bad template" {
 			return "", &llm.Error{Op: "apply chat template", Status: llm.ErrTemplate, Message: "line 1: raised"}
 		}

@@ -46,7 +46,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.ctx, "ctx", 4096, "positions per slot (prompt + answer); 0 or more than the model's = the model's maximum")
 	fs.IntVar(&o.threads, "threads", 0, "compute threads per slot (0 = one per physical core)")
 	fs.IntVar(&o.queue, "queue", 64, "requests that may wait for a slot; more get 429")
-	fs.StringVar(&o.apiKey, "api-key", os.Getenv("LLM_API_KEY"), "require Authorization: Bearer KEY (default $LLM_API_KEY)")
+	fs.StringVar(&o.apiKey, "api-key", "", "require Authorization: Bearer KEY (default $LLM_API_KEY)")
 	fs.StringVar(&o.modelName, "model-name", "", "the model's name in the API (default: the model file's base name)")
 	fs.Int64Var(&o.maxBody, "max-body", 1<<20, "the largest request body in bytes")
 	fs.DurationVar(&o.readTimeout, "read-timeout", 15*time.Second, "time to read a request's headers and body")
@@ -75,6 +75,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.modelName == "" {
 		o.modelName = defaultModelName(o.model)
+	}
+	if o.apiKey == "" { // not the flag's default: -h would print it
+		o.apiKey = os.Getenv("LLM_API_KEY")
 	}
 	return o, nil
 }

@@ -282,6 +282,7 @@ func TestErrors(t *testing.T) {
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"stop":5}`, 400, ""},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"logprobs":true}`, 400, ""},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"bad template"}]}`, 400, ""},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"no template"}]}`, 400, "no_chat_template"},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"a b c d e f g h i"}]}`, 400, "context_length_exceeded"},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 4000) + `"}]}`, 413, "request_too_large"},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"panic"}]}`, 500, "internal_error"},
