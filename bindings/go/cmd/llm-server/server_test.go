@@ -602,3 +602,27 @@ func TestChatSplitter(t *testing.T) {
 		}
 	}
 }
+
+func TestPoolWaiterLeaves(t *testing.T) {
+	p := newPool([]int{1}, 2)
+	item, _ := p.acquire(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan error, 1)
+	go func() { _, err := p.acquire(ctx); left <- err }()
+	waitFor(t, "queued", func() bool { _, w := p.stats(); return w == 1 })
+	cancel()
+	if err := <-left; err != context.Canceled {
+		t.Fatalf("%v", err)
+	}
+	if _, w := p.stats(); w != 0 {
+		t.Fatal("the waiter is still queued")
+	}
+	p.release(item)
+	if b, _ := p.stats(); b != 0 {
+		t.Fatal("the item went to a waiter that left")
+	}
+	p.close()
+	if _, err := p.acquire(context.Background()); err != errShuttingDown {
+		t.Fatalf("after close: %v", err)
+	}
+}
