@@ -40,8 +40,31 @@ struct MatchState {
     uint8_t len = 0;      // length of that UTF-8 sequence
 };
 
-// Memo for walking many continuations of one state (a token trie mask):
-// equal stack sets are shared, and each (set, code point) is advanced once.
+// A run of text from a state (inside a JSON string, say): the next `length`
+// code points keep the input alive whenever each is any non-ASCII scalar
+// value or one of the `ascii` bits (each step leads every such code point to
+// one same state). kRunUnbounded: the state loops on them. The token trie
+// accepts whole subtrees of such text without walking them.
+constexpr uint16_t kRunUnbounded = 0xFFFE;
+constexpr size_t kMaxRunChain = 64; // states followed to find a run's length
+constexpr size_t kMaxRunCuts = 512; // range boundaries looked at per state
+struct RunInfo {
+    uint64_t ascii[2] = {0, 0};
+    uint16_t length = 0;
+    bool closed = false; // after `length`, no such code point is accepted
+};
+
+// Bit b of words[b / 64]: a set of bytes.
+struct ByteSet {
+    uint64_t words[4] = {0, 0, 0, 0};
+    bool has(uint8_t b) const { return (words[b >> 6] >> (b & 63)) & 1; }
+    void add(uint8_t b) { words[b >> 6] |= uint64_t(1) << (b & 63); }
+};
+
+// Memo for walking many continuations of one state (a token trie mask), and
+// between masks of one grammar: equal stack sets are shared (interned), and
+// each (set, code point) is advanced once. Keys are interned sets, so one
+// cache serves one grammar only.
 struct AdvanceCache {
     struct KeyHash {
         size_t operator()(const std::pair<const StackSet *, uint32_t> &k) const {
@@ -52,6 +75,21 @@ struct AdvanceCache {
     std::unordered_map<std::pair<const StackSet *, uint32_t>, std::shared_ptr<const StackSet>,
                        KeyHash>
         next; // null: refused
+    std::unordered_map<const StackSet *, RunInfo> runs;
+    std::unordered_map<const StackSet *, ByteSet> first; // see first_bytes
+    size_t interned_bytes = 0;
+
+    // Roughly the heap bytes held.
+    size_t memory() const {
+        return 2 * interned_bytes + 64 * (next.size() + runs.size()) + 80 * first.size();
+    }
+    void clear() {
+        next.clear();
+        runs.clear();
+        first.clear();
+        interned.clear();
+        interned_bytes = 0;
+    }
 };
 
 class GrammarMatcher {
@@ -81,11 +119,26 @@ class GrammarMatcher {
     // The single code point every stack requires next, if there is one and
     // the input cannot end here; else -1.
     int64_t forced_code_point(const MatchState &s) const;
+    // s with its stack set replaced by the cache's equal one.
+    MatchState interned(const MatchState &s, AdvanceCache &cache) const;
+    // The bytes that can start the next code point from an interned set (a
+    // superset: lead bytes of whole ranges; memoized in the cache).
+    const ByteSet &first_bytes(const std::shared_ptr<const StackSet> &set,
+                               AdvanceCache &cache) const;
+    // The run from an interned set (memoized in the cache).
+    const RunInfo &run(const std::shared_ptr<const StackSet> &set, AdvanceCache &cache) const;
 
   private:
     std::shared_ptr<const StackSet> advance_code_point(const StackSet &set, uint32_t cp) const;
     std::shared_ptr<const StackSet> step(const std::shared_ptr<const StackSet> &set, uint32_t cp,
                                          AdvanceCache *cache) const;
+    std::shared_ptr<const StackSet> intern(std::shared_ptr<const StackSet> set,
+                                           AdvanceCache &cache) const;
+    bool range_cuts(const StackSet &set, std::vector<uint32_t> &cuts) const;
+    bool refuses(const std::shared_ptr<const StackSet> &set, const uint64_t ascii[2],
+                 AdvanceCache &cache) const;
+    bool uniform_step(const std::shared_ptr<const StackSet> &set, AdvanceCache &cache,
+                      uint64_t ascii[2], std::shared_ptr<const StackSet> &next) const;
     bool any_accepts(const StackSet &set, uint32_t lo, uint32_t hi) const;
     void expand(std::vector<Stack> &todo, StackSet &out) const;
     void finish(StackSet &out) const;

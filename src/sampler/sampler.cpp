@@ -33,6 +33,9 @@ Sampler::Sampler(const SamplerConfig &config) : config_(config), rng_(config.see
 
 void Sampler::set_grammar(std::shared_ptr<const grammar::Grammar> g,
                           std::shared_ptr<const grammar::TokenTrie> trie) {
+    // The same grammar over the same tokens again (a new sentence) keeps
+    // the masks already made.
+    if (!matcher_ || &matcher_->grammar() != g.get() || trie != trie_) masks_.clear();
     matcher_.emplace(std::move(g));
     trie_ = std::move(trie);
     last_history_ = SIZE_MAX;
@@ -61,29 +64,38 @@ int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, 
         fail(LLM_ERR_INVALID_ARGUMENT, "the grammar was set for a vocabulary of ", trie_->n_vocab(),
              " tokens, the logits have ", n);
     if (n_history == last_history_) matcher_->set_state(before_last_);
-    const size_t count = trie_->mask(*matcher_, matcher_->state(), allowed_);
+    size_t count = 0;
+    const std::vector<uint64_t> &allowed = masks_.mask(*trie_, *matcher_, matcher_->state(), count);
+    auto is_allowed = [&](int32_t id) {
+        return (allowed[static_cast<size_t>(id) >> 6] >> (id & 63)) & 1;
+    };
     if (count == 0)
         fail(LLM_ERR_GRAMMAR, "no token can continue the grammar here",
              matcher_->can_end() ? " (and the model has no end-of-generation token)" : "");
     int32_t token = -1;
     if (count == 1) {
-        token =
-            static_cast<int32_t>(std::find(allowed_.begin(), allowed_.end(), 1) - allowed_.begin());
+        for (size_t w = 0; w < allowed.size() && token < 0; ++w)
+            if (allowed[w]) token = static_cast<int32_t>(64 * w) + __builtin_ctzll(allowed[w]);
     } else {
         masked_.assign(logits, logits + n);
         const float ninf = -std::numeric_limits<float>::infinity();
-        for (int32_t i = 0; i < n; ++i)
-            if (!allowed_[static_cast<size_t>(i)]) masked_[static_cast<size_t>(i)] = ninf;
+        float *out = masked_.data();
+        for (int32_t base = 0; base < n; base += 64) {
+            const uint64_t w = allowed[static_cast<size_t>(base) >> 6];
+            if (w == ~uint64_t(0)) continue;
+            const int32_t end = std::min(n, base + 64);
+            for (int32_t i = base; i < end; ++i)
+                if (!((w >> (i - base)) & 1)) out[i] = ninf;
+        }
         const auto t1 = std::chrono::steady_clock::now();
         constraint_seconds_ += std::chrono::duration<double>(t1 - t0).count();
         token = sample_logits(masked_.data(), n, history, n_history);
-        if (token < 0 || token >= n || !allowed_[static_cast<size_t>(token)]) {
+        if (token < 0 || token >= n || !is_allowed(token)) {
             // NaN logits or rounding: the best allowed token instead.
             token = -1;
             for (int32_t i = 0; i < n; ++i)
-                if (allowed_[static_cast<size_t>(i)] &&
-                    (token < 0 ||
-                     masked_[static_cast<size_t>(i)] > masked_[static_cast<size_t>(token)]))
+                if (is_allowed(i) && (token < 0 || masked_[static_cast<size_t>(i)] >
+                                                       masked_[static_cast<size_t>(token)]))
                     token = i;
         }
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "grammar/grammar_matcher.h"
+#include "grammar/mask_cache.h"
 #include "grammar/token_trie.h"
 
 namespace llm {
@@ -62,7 +63,10 @@ class Sampler {
     void set_grammar(std::shared_ptr<const grammar::Grammar> g,
                      std::shared_ptr<const grammar::TokenTrie> trie);
     // The trie stays (a later set_grammar may reuse it).
-    void clear_grammar() { matcher_.reset(); }
+    void clear_grammar() {
+        matcher_.reset();
+        masks_.clear();
+    }
     bool has_grammar() const { return matcher_.has_value(); }
     const grammar::GrammarMatcher *matcher() const { return matcher_ ? &*matcher_ : nullptr; }
     const grammar::TokenTrie *trie() const { return trie_.get(); }
@@ -94,7 +98,7 @@ class Sampler {
     std::optional<grammar::GrammarMatcher> matcher_;
     size_t last_history_ = SIZE_MAX;  // n_history of the last grammar pick
     grammar::MatchState before_last_; // the grammar before that pick
-    std::vector<uint8_t> allowed_;
+    grammar::MaskCache masks_;
     std::vector<float> masked_;
     double constraint_seconds_ = 0.0;
 };
