@@ -111,6 +111,13 @@ struct KernelTable {
     void (*gemm_q8_scaled)(const uint8_t *w, size_t stride, int64_t n_rows, const uint8_t *xq,
                            int64_t n_tokens, int64_t cols, float *y, int64_t ldy) = nullptr;
 
+    // The same from Q4_0 rows (null where gemm_q8_0 is), unpacked
+    // kQ4PanelRows at a time into `scratch` (gemm_q4_0_scratch_bytes): the
+    // values gemm_q8_scaled gives from the rows' int8 form.
+    void (*gemm_q4_0)(const uint8_t *w, size_t stride, int64_t n_rows, const uint8_t *xq,
+                      int64_t n_tokens, int64_t cols, float *y, int64_t ldy,
+                      void *scratch) = nullptr;
+
     // Activations to Q8 blocks (n % 32 == 0): scale = max|x| / 127,
     // q = round-half-even(x / scale).
     void (*quantize_act_q8)(const float *x, BlockQ8Act *out, int64_t n) = nullptr;
@@ -186,6 +193,16 @@ static inline int64_t act_q8_panel_bytes(int64_t cols) {
 }
 static inline int64_t act_q8_bytes(int64_t n_tokens, int64_t cols) {
     return round_up(n_tokens, kQ8PanelTokens) / kQ8PanelTokens * act_q8_panel_bytes(cols);
+}
+
+// gemm_q4_0's scratch: kQ4PanelRows unpacked rows, each the cols / 32
+// fp32 scales then the cols codes (q4_0_unpack_row in simd_kernels.inc).
+constexpr int64_t kQ4PanelRows = 24;
+static inline int64_t q4_0_codes_row_bytes(int64_t cols) {
+    return cols / 32 * 4 + cols;
+}
+static inline size_t gemm_q4_0_scratch_bytes(int64_t cols) {
+    return static_cast<size_t>(kQ4PanelRows * q4_0_codes_row_bytes(cols));
 }
 
 // The table of the active SIMD level (built on first use).

@@ -290,12 +290,14 @@ void gemm_rows(const KernelTable &k, const Matrix &w, const float *xt, int64_t l
 
 // How a batch meets each matrix: bf16 weights on the AMX tiles, Q8_0 weights
 // in int8, and the block types with an int8 form (quant_blocks.h) in int8 as
-// that form, a panel of rows at a time, where the table has those kernels;
-// everything else as fp32 GEMM over transposed activations.
-enum class BatchPath { F32, Tiles, Int8, Int8Form };
+// that form, a panel of rows at a time (Q4_0's unpacked by the ISA's own
+// kernel), where the table has those kernels; everything else as fp32 GEMM
+// over transposed activations.
+enum class BatchPath { F32, Tiles, Int8, Int8Q4, Int8Form };
 BatchPath batch_path(const KernelTable &k, const Matrix &w) {
     if (k.gemm_bf16x3 && w.type == DType::BF16 && w.cols % 32 == 0) return BatchPath::Tiles;
     if (k.gemm_q8_0 && w.type == DType::Q8_0) return BatchPath::Int8;
+    if (k.gemm_q4_0 && w.type == DType::Q4_0) return BatchPath::Int8Q4;
     if (k.gemm_q8_scaled && has_int8_form(w.type)) return BatchPath::Int8Form;
     return BatchPath::F32;
 }
@@ -375,7 +377,9 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
             xb = aligned(t_xb, static_cast<size_t>(act_bf16x3_elems(n_tokens, cols)));
             k.pack_act_bf16x3(x, n_tokens, cols, xb);
             grain = 32; // whole pairs of 16-row tiles
-        } else if ((path == BatchPath::Int8 || path == BatchPath::Int8Form) && !x8) {
+        } else if ((path == BatchPath::Int8 || path == BatchPath::Int8Q4 ||
+                    path == BatchPath::Int8Form) &&
+                   !x8) {
             x8 = aligned(t_x8, static_cast<size_t>(act_q8_bytes(n_tokens, cols)));
             pack_act_q8(k, x, n_tokens, cols, x8, pool);
         }
@@ -393,6 +397,10 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
                 if (path == BatchPath::Int8)
                     k.gemm_q8_0(w.row(r0), w.row_bytes(), r1 - r0, x8, n_tokens, cols,
                                 outs[i].y + r0, w.rows);
+                else if (path == BatchPath::Int8Q4)
+                    k.gemm_q4_0(w.row(r0), w.row_bytes(), r1 - r0, x8, n_tokens, cols,
+                                outs[i].y + r0, w.rows,
+                                aligned(t_form, gemm_q4_0_scratch_bytes(cols)));
                 else if (path == BatchPath::Int8Form)
                     gemm_rows_int8_form(k, w, x8, n_tokens, outs[i].y, r0, r1);
                 else if (path == BatchPath::Tiles)

@@ -401,3 +401,74 @@ TEST_CASE("legacy blocks: matmul and matrix_row_f32 reach the kernels", "[quant_
         }
     }
 }
+
+namespace {
+
+// x (n tokens x cols) in gemm_q8_0's activation panels (kernel_table.h), as
+// pack_act_q8 in kernels.cpp lays them out.
+std::vector<uint8_t> pack_act_panels(const KernelTable &k, const std::vector<float> &x, int64_t n,
+                                     int64_t cols) {
+    const int64_t nb = cols / 32, panel_bytes = act_q8_panel_bytes(cols);
+    std::vector<uint8_t> out(static_cast<size_t>(act_q8_bytes(n, cols)), 0);
+    std::vector<BlockQ8Act> blocks(static_cast<size_t>(nb));
+    for (int64_t t = 0; t < n; ++t) {
+        k.quantize_act_q8(x.data() + t * cols, blocks.data(), cols);
+        uint8_t *panel = out.data() + t / kQ8PanelTokens * panel_bytes;
+        const int64_t i = t % kQ8PanelTokens;
+        for (int64_t b = 0; b < nb; ++b) {
+            uint8_t *blk = panel + b * kQ8PanelBlockBytes;
+            const BlockQ8Act &a = blocks[static_cast<size_t>(b)];
+            int32_t sum = 0;
+            for (int j = 0; j < 32; ++j)
+                sum += a.q[j];
+            const int32_t corr = -128 * sum;
+            std::memcpy(blk + 4 * i, &corr, 4);
+            std::memcpy(blk + 64 + 4 * i, &a.scale, 4);
+            for (int g = 0; g < 8; ++g)
+                std::memcpy(blk + 128 + 64 * g + 4 * i, a.q + 4 * g, 4);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("legacy blocks: Q4_0's own prefill GEMM equals the int8 form's", "[quant_legacy]") {
+    // gemm_q4_0 unpacks the nibbles itself; its results must be those of
+    // gemm_q8_scaled over int8_form_row, value for value.
+    const KernelTable &k = kernel_table();
+    if (!k.gemm_q4_0) {
+        CHECK(k.gemm_q8_0 == nullptr); // the two come together
+        return;
+    }
+    REQUIRE(k.gemm_q8_scaled);
+    std::mt19937 rng(35);
+    const int64_t rows = 53, cols = 320; // rows: not whole panels nor tiles
+    const size_t row_bytes = static_cast<size_t>(cols / 32) * kQ4_0Bytes;
+    std::vector<uint8_t> data(row_bytes * rows);
+    for (int64_t r = 0; r < rows; ++r) {
+        std::vector<float> w = gaussian(rng, cols, r == 3 ? 1e-6f : 0.1f);
+        if (r == 5) w.assign(w.size(), 0.0f); // zero scales
+        quantize_row_blocks(DType::Q4_0, w.data(), data.data() + row_bytes * r, cols);
+    }
+    const int64_t form_bytes = int8_form_row_bytes(cols);
+    std::vector<uint8_t> form(static_cast<size_t>(form_bytes * rows));
+    for (int64_t r = 0; r < rows; ++r)
+        int8_form_row(DType::Q4_0, data.data() + row_bytes * r, form.data() + form_bytes * r, cols);
+    std::vector<uint8_t> scratch(gemm_q4_0_scratch_bytes(cols));
+    for (int64_t n_tokens : {1, 7, 16, 33, 128}) {
+        INFO("tokens " << n_tokens);
+        const std::vector<float> x = gaussian(rng, n_tokens * cols, 1.0f);
+        const std::vector<uint8_t> xq = pack_act_panels(k, x, n_tokens, cols);
+        std::vector<float> want(static_cast<size_t>(n_tokens * rows), NAN);
+        std::vector<float> got(want.size(), NAN);
+        k.gemm_q8_scaled(form.data(), static_cast<size_t>(form_bytes), rows, xq.data(), n_tokens,
+                         cols, want.data(), rows);
+        k.gemm_q4_0(data.data(), row_bytes, rows, xq.data(), n_tokens, cols, got.data(), rows,
+                    scratch.data());
+        int differ = 0;
+        for (size_t i = 0; i < want.size(); ++i)
+            differ += !(got[i] == want[i]);
+        CHECK(differ == 0);
+    }
+}
