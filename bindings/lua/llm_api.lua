@@ -457,6 +457,20 @@ return function(B)
         return true, schema, grammar, root
     end
 
+    -- Coroutines run by llm.batch: their steps wait to be taken together.
+    local in_batch = setmetatable({}, { __mode = "k" })
+    local unpack = table.unpack or unpack -- LuaJIT has the 5.1 name
+    local STEP = {} -- marks what such a coroutine yields to ask for a step
+
+    local function step(ctx, sampler, cap, model)
+        local co = coroutine.running()
+        if co and in_batch[co] then
+            local answer = coroutine.yield(STEP, { ctx = ctx, sampler = sampler, cap = cap, model = model })
+            return unpack(answer, 1, 5) -- status, message, token, eog, text as B.step
+        end
+        return B.step(ctx, sampler, cap)
+    end
+
     -- Feeds the prompt (with BOS at position 0) and makes the sampler: a run
     -- object whose next() gives text, token per piece; nil, stop_reason at
     -- the end; false, message, status on failure.
@@ -502,7 +516,7 @@ return function(B)
                 done = "max_tokens"
                 return nil, done
             end
-            local st, msg, token, eog, text = B.step(ctx, sampler, s.cap)
+            local st, msg, token, eog, text = step(ctx, sampler, s.cap, model)
             local full = st == C.LLM_ERR_CONTEXT_FULL -- the token still came
             if st ~= C.LLM_OK and not full then
                 done = "error"
@@ -577,6 +591,76 @@ return function(B)
             if text == false then raise(token, status) end
             if text == nil then return nil end
             return text, token
+        end
+    end
+
+    -- results = llm.batch({function() ... end, ...}): runs the functions as
+    -- coroutines, typically one conversation each (its own session; all
+    -- sessions of one model) written with generate or stream as usual. Each
+    -- round, every function runs until it needs its next token (or yields),
+    -- then they all take it together: with llm_ffi (LuaJIT) in one batched
+    -- pass over the weights (llm_step_batch), with llm (the SWIG module) one
+    -- after another. results[i] is what function i returned; if one raises,
+    -- nil and its error (the others are not resumed).
+    function llm.batch(fns)
+        local cos, waiting, results, streams = {}, {}, {}, {}
+        for i, fn in ipairs(fns) do
+            cos[i] = coroutine.create(fn)
+            in_batch[cos[i]] = true
+        end
+        local function finish(...)
+            if B.free_streams then B.free_streams(streams) end
+            return ...
+        end
+        while true do
+            -- The step requests of this round, by model.
+            local groups, order = {}, {}
+            for i, co in ipairs(cos) do
+                local r = waiting[i]
+                if r then
+                    if not groups[r.model] then
+                        groups[r.model] = {}
+                        order[#order + 1] = r.model
+                    end
+                    local g = groups[r.model]
+                    g[#g + 1] = i
+                end
+            end
+            local answers = {}
+            for _, model in ipairs(order) do
+                local g = groups[model]
+                if B.step_batch then
+                    local requests = {}
+                    for k, i in ipairs(g) do requests[k] = waiting[i] end
+                    local out = B.step_batch(requests, streams)
+                    for k, i in ipairs(g) do answers[i] = out[k] end
+                else
+                    for _, i in ipairs(g) do
+                        local r = waiting[i]
+                        answers[i] = { B.step(r.ctx, r.sampler, r.cap) }
+                    end
+                end
+            end
+            local alive = false
+            for i, co in ipairs(cos) do
+                if coroutine.status(co) == "suspended" then
+                    local ok, what, request
+                    if answers[i] then
+                        ok, what, request = coroutine.resume(co, answers[i])
+                    else
+                        ok, what, request = coroutine.resume(co)
+                    end
+                    if not ok then return finish(nil, what) end
+                    if coroutine.status(co) == "dead" then
+                        results[i] = what
+                        waiting[i] = nil
+                    else
+                        alive = true
+                        waiting[i] = what == STEP and request or nil
+                    end
+                end
+            end
+            if not alive then return finish(results) end
         end
     end
 

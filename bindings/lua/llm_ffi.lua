@@ -154,6 +154,76 @@ function B.step(ctx, sampler, cap)
     return status, message, token_out[0], eog_out[0], n <= cap and n > 0 and ffi.string(buf, n) or "", n
 end
 
+-- Batched steps (llm.batch): llm_step_batch produces no text, so each
+-- context gets a detokenizer that has seen the tokens in it, as the
+-- context's own stream has; streams[ctx] = {d, pos} lives for one
+-- llm.batch and is rebuilt when tokens went in some other way (a prompt).
+local function stream_for(streams, ctx, model)
+    local position = lib.llm_context_position(ctx)
+    local s = streams[ctx]
+    if s and s.pos == position then return s end
+    if s then release(s.d, lib.llm_detokenizer_free) end
+    streams[ctx] = nil
+    local out = ffi.new("llm_detokenizer *[1]")
+    local status, message = result(lib.llm_detokenizer_new(model, out))
+    if status ~= C.LLM_OK then return nil, status, message end
+    s = { pos = position, d = owned(out[0], function(d)
+        lib.llm_detokenizer_free(d)
+        return model -- referenced here, so the model is collected after d
+    end) }
+    s.cap = tonumber(lib.llm_detokenizer_max_bytes(s.d))
+    lib.llm_context_tokens(ctx, nil, 0, n_out)
+    local n = tonumber(n_out[0])
+    local ids = ffi.new("llm_token[?]", math.max(n, 1))
+    lib.llm_context_tokens(ctx, ids, n, n_out)
+    local text = buffer("char", s.cap)
+    for i = 0, n - 1 do lib.llm_detokenizer_push(s.d, ids[i], text, s.cap, n_out) end
+    streams[ctx] = s
+    return s
+end
+
+-- One llm_step_batch over requests {ctx, sampler, model} of one model: for
+-- each, {status, message, token, eog, text}, the results of B.step.
+function B.step_batch(requests, streams)
+    local n = #requests
+    local ctxs, samplers = ffi.new("llm_context *[?]", n), ffi.new("llm_sampler *[?]", n)
+    for i, r in ipairs(requests) do
+        local s, status, message = stream_for(streams, r.ctx, r.model) -- before the token goes in
+        if not s then
+            local results = {}
+            for j = 1, n do results[j] = { status, message, C.LLM_TOKEN_NONE, 0, "" } end
+            return results
+        end
+        ctxs[i - 1], samplers[i - 1] = r.ctx, r.sampler
+    end
+    local tokens, eogs = ffi.new("llm_token[?]", n), ffi.new("int32_t[?]", n)
+    local statuses = ffi.new("llm_status[?]", n)
+    local _, message = result(lib.llm_step_batch(ctxs, samplers, n, tokens, eogs, statuses))
+    local results = {}
+    for i, r in ipairs(requests) do
+        local status, token, eog, text = statuses[i - 1], tokens[i - 1], eogs[i - 1], ""
+        -- the call's message names only the first failing context
+        local msg = status == C.LLM_ERR_INVALID_ARGUMENT and message or nil
+        if status ~= C.LLM_OK and not msg then msg = B.status_str(status) end
+        if (status == C.LLM_OK or status == C.LLM_ERR_CONTEXT_FULL) and eog == 0 then
+            local s = streams[r.ctx]
+            local buf = buffer("char", s.cap)
+            lib.llm_detokenizer_push(s.d, token, buf, s.cap, n_out)
+            text = ffi.string(buf, tonumber(n_out[0]))
+            if status == C.LLM_OK then s.pos = s.pos + 1 end -- the token went in
+        end
+        results[i] = { status, msg, token, eog, text }
+    end
+    return results
+end
+
+function B.free_streams(streams)
+    for ctx, s in pairs(streams) do
+        release(s.d, lib.llm_detokenizer_free)
+        streams[ctx] = nil
+    end
+end
+
 function B.embed(ctx, ids, pooling, normalize, cap)
     local array, count = ids_array(ids)
     local buf = buffer("float", cap)
