@@ -2,8 +2,12 @@
   # The engine is compiled into the addon (LLM_STATIC): one .node file, no
   # shared library to find at run time. scripts/engine.js says where the
   # engine's sources are (the repository, or ./engine inside a package).
+  # libllm_prebuilt=yes (scripts/prebuild.js) makes the addon shipped in the
+  # package: libstdc++ linked in and hidden (libgcc_s stays shared: its static
+  # unwinder would need glibc 2.35), symbols stripped.
   "variables": {
-    "engine_dir": "<!(node scripts/engine.js root)"
+    "engine_dir": "<!(node scripts/engine.js root)",
+    "libllm_prebuilt%": "no"
   },
   "target_defaults": {
     "cflags!": ["-fno-exceptions"],
@@ -127,6 +131,12 @@
       # While a worker thread is being terminated JS cannot run: an error
       # then cannot be thrown and is dropped instead of aborting.
       "defines": ["NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
+      "conditions": [
+        ['libllm_prebuilt=="yes" and OS=="linux"', {
+          "sources": ["scripts/prebuilt-glibc-compat.c"],
+          "ldflags": ["-static-libstdc++", "-Wl,--exclude-libs,ALL", "-s"]
+        }]
+      ],
       "dependencies": [
         "llm_engine",
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

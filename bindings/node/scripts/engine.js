@@ -13,14 +13,20 @@ function isEngine(dir) {
   return fs.existsSync(path.join(dir, 'include', 'llm.h')) && fs.existsSync(path.join(dir, 'src'));
 }
 
-// The folder holding include/ and src/.
-function engineRoot() {
+// The repository root when this package is its bindings/node folder, else null.
+function checkoutRoot() {
   const repo = path.resolve(packageDir, '..', '..');
   const inCheckout =
     path.basename(packageDir) === 'node' &&
     path.basename(path.dirname(packageDir)) === 'bindings' &&
     isEngine(repo);
-  if (inCheckout) return repo;
+  return inCheckout ? repo : null;
+}
+
+// The folder holding include/ and src/.
+function engineRoot() {
+  const repo = path.resolve(packageDir, '..', '..');
+  if (checkoutRoot()) return repo;
   const packed = path.join(packageDir, 'engine');
   if (isEngine(packed)) return packed;
   throw new Error(
@@ -60,7 +66,7 @@ function engineSources(root, from) {
   return out.sort().map((f) => path.relative(from, f).split(path.sep).join('/'));
 }
 
-module.exports = { engineRoot, engineSources };
+module.exports = { checkoutRoot, engineRoot, engineSources };
 
 if (require.main === module) {
   const root = engineRoot();

@@ -24,6 +24,15 @@ function copy() {
   for (const dir of ['include', 'src'])
     fs.cpSync(path.join(repo, dir), path.join(target, dir), { recursive: true });
   fs.copyFileSync(path.join(repo, 'LICENSE'), license);
+  // Said on stderr: `npm pack --json` prints its result on stdout.
+  const prebuilds = path.join(packageDir, 'prebuilds');
+  const platforms = fs.existsSync(prebuilds) ? fs.readdirSync(prebuilds).sort() : [];
+  console.error(
+    platforms.length
+      ? `libllm: packing the prebuilt addons in prebuilds/ (${platforms.join(', ')}): ` +
+          'make sure `npm run prebuilds` built them from these sources'
+      : 'libllm: no prebuilds/ (`npm run prebuilds` makes them): installs will compile from source'
+  );
 }
 
 const what = process.argv[2];
