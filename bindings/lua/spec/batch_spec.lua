@@ -114,5 +114,24 @@ describe(module .. " batch", function()
         session:close()
     end)
 
+    it("follows each conversation's schema and decodes a byte-level vocabulary as alone", function()
+        local qwen = assert(llm.load(shared .. "/models/qwen2-tiny"))
+        local schema = { type = "object", properties = { name = { type = "string" } }, required = { "name" } }
+        local function answer(seed, opts)
+            local s = assert(qwen:session({ context_size = 256 }))
+            local o = { temperature = 1, top_p = 1, max_tokens = 40, seed = seed }
+            for k, v in pairs(opts) do o[k] = v end
+            local r = assert(s:generate("Answer in JSON:", o))
+            s:close()
+            return r
+        end
+        local runs = { { 1, { json_schema = schema } }, { 2, {} }, { 3, { grammar = 'root ::= "yes" | "no"' } } }
+        local fns = {}
+        for i, run in ipairs(runs) do fns[i] = function() return answer(run[1], run[2]) end end
+        local results = assert(llm.batch(fns))
+        for i, run in ipairs(runs) do assert.are.same(answer(run[1], run[2]), results[i]) end
+        qwen:close()
+    end)
+
     it("returns an empty table for no functions", function() assert.are.same({}, assert(llm.batch({}))) end)
 end)
