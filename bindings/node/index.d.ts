@@ -140,7 +140,28 @@ export interface GenerateOptions extends SamplingOptions {
   addBos?: boolean;
   /** For a text prompt: parse special tokens written in it (default false). */
   parseSpecial?: boolean;
+  /**
+   * Structured output (OpenAI's shape): the text is JSON that validates against
+   * a JSON Schema, or any JSON object. A schema libllm refuses (see
+   * docs/structured-output.md) makes the generation reject with LlmError GRAMMAR.
+   */
+  responseFormat?: ResponseFormat;
+  /** Structured output: a GBNF grammar the text follows (LlmError GRAMMAR if it is bad). */
+  grammar?: string;
+  /** The grammar's start rule (default "root"). */
+  grammarRoot?: string;
 }
+
+/** A JSON Schema: an object, or its JSON text. */
+export type JsonSchema = string | { [key: string]: unknown };
+
+export type ResponseFormat =
+  | { type: 'json_schema'; json_schema: { schema: JsonSchema; name?: string; strict?: boolean | null } }
+  | { type: 'json_schema'; schema: JsonSchema }
+  /** Any JSON object: the schema {"type": "object"}. */
+  | { type: 'json_object' }
+  /** Unconstrained text (the default). */
+  | { type: 'text' };
 
 export type ChatOptions = SessionOptions & GenerateOptions;
 

@@ -5,6 +5,7 @@ const { invalidArgument } = require('./errors');
 const { Generation, WINDOW } = require('./generation');
 const { kInternal } = require('./internal');
 const opt = require('./options');
+const { structuredOutput } = require('./structured_output');
 
 /**
  * One conversation with a model: the KV cache, the tokens seen so far and the
@@ -68,7 +69,7 @@ class Session {
    */
   generate(prompt, options) {
     const o = opt.optionsObject(options, 'options');
-    const sampler = opt.samplerSettings(o);
+    const sampler = { ...opt.samplerSettings(o), ...structuredOutput(o) };
     const maxTokens = opt.integer(o.maxTokens, 'maxTokens', 0, opt.INT32_MAX, 0);
     const signal = opt.abortSignal(o.signal);
     const addSpecial = opt.boolean(o.addSpecial ?? o.addBos, 'addSpecial', undefined);

@@ -17,8 +17,31 @@ namespace llmnode {
 
 namespace {
 
+// Structured output from the sampler settings (lib/structured_output.js
+// builds them): jsonSchema, or grammar with an optional grammarRoot.
+void Constrain(Napi::Env env, const Napi::Object &o, llm_sampler *sampler, const llm_model *model) {
+    auto text = [&](const char *key, std::string &out) {
+        Napi::Value v = o.Get(key);
+        if (v.IsUndefined()) return false;
+        if (!v.IsString())
+            Throw(env, LLM_ERR_INVALID_ARGUMENT, std::string(key) + " must be a string");
+        out = v.As<Napi::String>().Utf8Value();
+        if (out.find('\0') != std::string::npos)
+            Throw(env, LLM_ERR_INVALID_ARGUMENT, std::string(key) + " must not contain NUL");
+        return true;
+    };
+    std::string schema, grammar, root;
+    llm_status s = LLM_OK;
+    if (text("jsonSchema", schema))
+        s = llm_sampler_set_json_schema(sampler, model, schema.c_str());
+    else if (text("grammar", grammar))
+        s = llm_sampler_set_grammar(sampler, model, grammar.c_str(),
+                                    text("grammarRoot", root) ? root.c_str() : nullptr);
+    if (s != LLM_OK) ThrowLast(env, s);
+}
+
 // Sampler settings from a JS object: absent keys keep llm.h's defaults.
-SamplerPtr MakeSampler(Napi::Env env, const Napi::Value &value) {
+SamplerPtr MakeSampler(Napi::Env env, const Napi::Value &value, const llm_model *model) {
     llm_sampler_params p = llm_sampler_default_params();
     if (!value.IsObject())
         Throw(env, LLM_ERR_INVALID_ARGUMENT, "sampler settings must be an object");
@@ -54,7 +77,9 @@ SamplerPtr MakeSampler(Napi::Env env, const Napi::Value &value) {
     llm_sampler *sampler = nullptr;
     const llm_status s = llm_sampler_new(&p, &sampler);
     if (s != LLM_OK) ThrowLast(env, s);
-    return SamplerPtr(sampler, &llm_sampler_free);
+    SamplerPtr owned(sampler, &llm_sampler_free);
+    Constrain(env, o, sampler, model);
+    return owned;
 }
 
 } // namespace
@@ -108,10 +133,10 @@ ContextHandle &SessionWrap::GetIdle(Napi::Env env) const {
 //          window: number, callback): NativeGeneration
 Napi::Value SessionWrap::Generate(const Napi::CallbackInfo &info) {
     Napi::Env env = info.Env();
-    GetIdle(env);
+    const llm_model *model = GetIdle(env).model();
     GenerationRequest request;
     request.prompt = TokensArg(info, 0);
-    SamplerPtr sampler = MakeSampler(env, info[1]);
+    SamplerPtr sampler = MakeSampler(env, info[1], model);
     request.max_tokens = Int32Arg(info, 2);
     const int32_t window = Int32Arg(info, 3);
     if (request.max_tokens < 0 || window < 1)

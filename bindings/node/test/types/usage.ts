@@ -29,6 +29,13 @@ async function main(): Promise<string> {
   const tokens: number[] = generation.tokens;
 
   const whole: string = await session.complete(ids, { temperature: 0 });
+  const json: string = await session.complete('Answer in JSON:', {
+    maxTokens: 32,
+    responseFormat: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: { type: 'object' } } },
+  });
+  await session.complete('', { responseFormat: { type: 'json_schema', schema: '{"type":"integer"}' } });
+  await session.complete('', { responseFormat: { type: 'json_object' } });
+  const yes: string = await session.complete('Yes or no?', { grammar: 'answer ::= "yes" | "no"', grammarRoot: 'answer' });
   session.reset();
   session.rewind(0);
   const state: Uint8Array = session.saveState();
@@ -53,7 +60,7 @@ async function main(): Promise<string> {
   session.dispose();
   model.dispose();
   quantized.dispose();
-  return `${version} ${systemInfo} ${facts} ${bos} ${metadata['general.name']} ${arch} ${weightType} ${reason} ${tokens.length} ${whole} ${position} ${story}`;
+  return `${version} ${systemInfo} ${facts} ${bos} ${metadata['general.name']} ${arch} ${weightType} ${reason} ${tokens.length} ${whole} ${json} ${yes} ${position} ${story}`;
 }
 
 main();
