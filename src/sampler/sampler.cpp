@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <unordered_set>
 
@@ -57,9 +58,25 @@ void Sampler::accept(int32_t token) {
         fail(LLM_ERR_GRAMMAR, "token ", token, " does not continue the grammar");
 }
 
+Sampler::Stamp Sampler::Stamp::now() {
+    Stamp s;
+    s.wall = std::chrono::steady_clock::now();
+#if defined(__unix__) || defined(__APPLE__)
+    timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0)
+        s.cpu = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+#endif
+    return s;
+}
+
+void Sampler::add_constraint_time(const Stamp &from, const Stamp &to) {
+    constraint_seconds_ += std::chrono::duration<double>(to.wall - from.wall).count();
+    constraint_cpu_seconds_ += to.cpu - from.cpu;
+}
+
 int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, size_t n_history) {
     if (!matcher_) return sample_logits(logits, n, history, n_history);
-    const auto t0 = std::chrono::steady_clock::now();
+    const Stamp t0 = Stamp::now();
     if (n != trie_->n_vocab())
         fail(LLM_ERR_INVALID_ARGUMENT, "the grammar was set for a vocabulary of ", trie_->n_vocab(),
              " tokens, the logits have ", n);
@@ -76,7 +93,37 @@ int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, 
     if (count == 1) {
         for (size_t w = 0; w < allowed.size() && token < 0; ++w)
             if (allowed[w]) token = static_cast<int32_t>(64 * w) + __builtin_ctzll(allowed[w]);
+    } else if (count <= static_cast<size_t>(n) / 4) {
+        // Few allowed: the draw runs over them alone, in id order (refused
+        // ids would have had probability 0; a softmax over -inf also costs
+        // more than the whole mask). The repetition window maps to them.
+        ids_.clear();
+        masked_.clear();
+        for (size_t w = 0; w < allowed.size(); ++w)
+            for (uint64_t b = allowed[w]; b; b &= b - 1) {
+                const auto id = static_cast<int32_t>(64 * w) + __builtin_ctzll(b);
+                ids_.push_back(id);
+                masked_.push_back(logits[id]);
+            }
+        const SamplerConfig &c = config_;
+        history_.clear();
+        if (c.repeat_penalty != 1.0f && c.repeat_last_n != 0) {
+            const size_t window = c.repeat_last_n < 0
+                                      ? n_history
+                                      : std::min(n_history, static_cast<size_t>(c.repeat_last_n));
+            for (size_t i = n_history - window; i < n_history; ++i) {
+                auto it = std::lower_bound(ids_.begin(), ids_.end(), history[i]);
+                if (it != ids_.end() && *it == history[i])
+                    history_.push_back(static_cast<int32_t>(it - ids_.begin()));
+            }
+        }
+        const auto m = static_cast<int32_t>(ids_.size());
+        add_constraint_time(t0, Stamp::now());
+        const int32_t k = sample_logits(masked_.data(), m, history_.data(), history_.size());
+        token = k >= 0 && k < m ? ids_[static_cast<size_t>(k)] : ids_[0];
     } else {
+        // Many allowed: the logits, -inf where refused (whole words of
+        // bits at once).
         masked_.assign(logits, logits + n);
         const float ninf = -std::numeric_limits<float>::infinity();
         float *out = masked_.data();
@@ -84,11 +131,14 @@ int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, 
             const uint64_t w = allowed[static_cast<size_t>(base) >> 6];
             if (w == ~uint64_t(0)) continue;
             const int32_t end = std::min(n, base + 64);
+            if (w == 0) {
+                std::fill(out + base, out + end, ninf);
+                continue;
+            }
             for (int32_t i = base; i < end; ++i)
                 if (!((w >> (i - base)) & 1)) out[i] = ninf;
         }
-        const auto t1 = std::chrono::steady_clock::now();
-        constraint_seconds_ += std::chrono::duration<double>(t1 - t0).count();
+        add_constraint_time(t0, Stamp::now());
         token = sample_logits(masked_.data(), n, history, n_history);
         if (token < 0 || token >= n || !is_allowed(token)) {
             // NaN logits or rounding: the best allowed token instead.
@@ -99,14 +149,12 @@ int32_t Sampler::sample(const float *logits, int32_t n, const int32_t *history, 
                     token = i;
         }
     }
-    const auto t2 = std::chrono::steady_clock::now();
+    const Stamp t2 = Stamp::now();
     grammar::MatchState before = matcher_->state();
     accept(token);
     before_last_ = std::move(before);
     last_history_ = n_history;
-    constraint_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
-    if (count == 1) constraint_seconds_ += std::chrono::duration<double>(t2 - t0).count();
+    add_constraint_time(count == 1 ? t0 : t2, Stamp::now());
     return token;
 }
 

@@ -4,6 +4,7 @@
 // top-p set it reproduces llama2.c's sampler draw for draw.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -74,8 +75,12 @@ class Sampler {
     // Advances the grammar by a token picked elsewhere (no-op without one);
     // LLM_ERR_GRAMMAR if the grammar refuses it.
     void accept(int32_t token);
+    const grammar::MaskCache &mask_cache() const { return masks_; }
     // Seconds spent on grammar masks and advances since the sampler began.
     double constraint_seconds() const { return constraint_seconds_; }
+    // The same in CPU time of the sampling thread (0 where not measured):
+    // steadier than the clock on a shared machine.
+    double constraint_cpu_seconds() const { return constraint_cpu_seconds_; }
 
     struct Candidate {
         float p;
@@ -100,7 +105,14 @@ class Sampler {
     grammar::MatchState before_last_; // the grammar before that pick
     grammar::MaskCache masks_;
     std::vector<float> masked_;
-    double constraint_seconds_ = 0.0;
+    std::vector<int32_t> ids_, history_; // the allowed ids; the window among them
+    double constraint_seconds_ = 0.0, constraint_cpu_seconds_ = 0.0;
+    struct Stamp {
+        std::chrono::steady_clock::time_point wall;
+        double cpu = 0.0;
+        static Stamp now();
+    };
+    void add_constraint_time(const Stamp &from, const Stamp &to);
 };
 
 // Index of the largest value (the first one on ties); some index in range
