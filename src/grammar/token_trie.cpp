@@ -173,7 +173,8 @@ size_t TokenTrie::mask_bits(const GrammarMatcher &m, const MatchState &s,
     };
     std::vector<std::pair<uint32_t, MatchState>> todo{{0, m.interned(s, cache)}};
     while (!todo.empty()) {
-        auto [node, st] = std::move(todo.back());
+        uint32_t node = todo.back().first;
+        MatchState st = std::move(todo.back().second); // (a lambda below uses it)
         todo.pop_back();
         // Fast path: one code point is the only way on; follow its bytes
         // without looking at the other children.
