@@ -71,13 +71,19 @@ if(_llm_install_tests)
 endif()
 
 # C#: the NuGet layout (bindings/csharp/nuget_layout.cmake, the llm_csharp_nuget target).
+# With win-x64 natives (mingw-w64), their PE format, exports and imports too.
 if(TARGET llm_csharp_nuget AND LLM_MONO)
   set(_llm_csharp_out ${CMAKE_BINARY_DIR}/bindings/csharp)
+  set(_llm_csharp_win_x64 OFF)
+  if(TARGET llm_csharp_win_x64 OR LLM_CSHARP_WIN_X64_DIR)
+    set(_llm_csharp_win_x64 ON)
+  endif()
   add_test(
     NAME install.csharp-layout
     COMMAND
       ${CMAKE_COMMAND} -DMONO=${LLM_MONO} -DLAYOUT=${_llm_csharp_out}/nuget
       -DPROGRAM=${_llm_csharp_out}/story.exe -DWORK=${_llm_install_work}/csharp
-      -DSHARED_DIR=${LLM_SHARED_DIR} "-DSTORY_REGEX=${_llm_install_story_regex}" -P
+      -DSHARED_DIR=${LLM_SHARED_DIR} "-DSTORY_REGEX=${_llm_install_story_regex}"
+      -DWIN_X64=${_llm_csharp_win_x64} -DOBJDUMP=x86_64-w64-mingw32-objdump -DNM=${CMAKE_NM} -P
       ${_llm_install_scripts}/csharp_layout.cmake)
 endif()

@@ -6,9 +6,11 @@
 #  3. run examples/c/story.c under wine64 on the golden story;
 #  4. build tests/consumer and Conan's test_package with find_package(llm)
 #     against the Windows prefix and run them under wine (tests/consumer on a
-#     model in a non-ASCII folder: UTF-8 paths).
+#     model in a non-ASCII folder: UTF-8 paths);
+#  5. with -DCSHARP_NATIVE=<NuGet layout>/runtimes/win-x64/native, load its
+#     llm_csharp.dll by full path from another folder (csharp_native_load.c).
 #   cmake -DSOURCE_DIR= -DWORK= -DWINE= -DSYMBOLS= -DMODEL= -DTOKENIZER= -DGOLDEN=
-#         -P windows_cross.cmake
+#         [-DCSHARP_NATIVE=] -P windows_cross.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 string(TIMESTAMP started "%s")
@@ -18,22 +20,10 @@ set(prefix ${WORK}/prefix)
 set(objdump x86_64-w64-mingw32-objdump)
 
 # ---- 1. cross build (library and example only) -----------------------------------
-llm_run(
-  ${CMAKE_COMMAND}
-  -S
-  ${SOURCE_DIR}
-  -B
-  ${build}
-  -G
-  Ninja
-  -DCMAKE_TOOLCHAIN_FILE=${toolchain}
-  -DCMAKE_BUILD_TYPE=Release
-  -DLLM_BUILD_TESTS=OFF
-  -DLLM_BUILD_TOOLS=OFF
-  -DLLM_BUILD_EXAMPLES=ON
-  -DLLM_BUILD_BINDINGS=OFF
-  -DCMAKE_RUNTIME_OUTPUT_DIRECTORY=${build}/bin)
-llm_run(${CMAKE_COMMAND} --build ${build} --parallel 2)
+# The same build as the C# NuGet layout's win-x64 natives (bindings/csharp):
+# after `cmake --build`, this finds it up to date.
+llm_run(${CMAKE_COMMAND} -DSOURCE_DIR=${SOURCE_DIR} -DBUILD=${build} -DJOBS=2 -P
+        ${SOURCE_DIR}/cmake/windows_x64_build.cmake)
 file(REMOVE_RECURSE ${prefix})
 llm_run(${CMAKE_COMMAND} --install ${build} --prefix ${prefix})
 foreach(f bin/llm.dll lib/libllm.dll.a include/llm.h lib/cmake/llm/llmConfig.cmake
@@ -129,6 +119,53 @@ endforeach()
 llm_check_consumer_story(${WORK} ${WINE} ${WORK}/consumer/llm-consumer.exe)
 llm_run(${WINE} ${WORK}/test_package/test_package.exe OUTPUT out)
 message(STATUS "${out}")
+
+# ---- 5. the C# binding's win-x64 natives, loaded the way .NET loads them -----------
+# A copy of the NuGet layout's runtimes/win-x64/native in an app-like tree away
+# from prefix/bin and off WINEPATH: llm_csharp.dll, loaded by its full path
+# with LOAD_WITH_ALTERED_SEARCH_PATH, must find llm.dll in its own folder.
+if(CSHARP_NATIVE)
+  set(csharp ${WORK}/csharp)
+  set(native ${csharp}/app/runtimes/win-x64/native)
+  file(REMOVE_RECURSE ${csharp})
+  file(MAKE_DIRECTORY ${native})
+  file(COPY ${CSHARP_NATIVE}/llm_csharp.dll ${CSHARP_NATIVE}/llm.dll DESTINATION ${native})
+  llm_run(
+    x86_64-w64-mingw32-gcc-posix
+    -O2
+    -static
+    -I${SOURCE_DIR}/include
+    ${SOURCE_DIR}/tests/packaging/csharp_native_load.c
+    -o
+    ${csharp}/csharp_native_load.exe)
+  unset(ENV{WINEPATH})
+  # A fully qualified Windows path: wine maps Z: to /.
+  string(REPLACE "/" "\\" dll "Z:${native}/llm_csharp.dll")
+  # The control first: without the flag, llm.dll must be on no search path.
+  set(exe ${csharp}/csharp_native_load.exe)
+  llm_run(
+    ${WINE}
+    ${exe}
+    --plain
+    ${dll}
+    WORKING_DIRECTORY
+    ${csharp}
+    OUTPUT
+    control
+    TIMEOUT
+    60)
+  llm_run(
+    ${WINE}
+    ${exe}
+    ${dll}
+    WORKING_DIRECTORY
+    ${csharp}
+    OUTPUT
+    out
+    TIMEOUT
+    60)
+  message(STATUS "${control}${out}")
+endif()
 
 string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
