@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,46 @@ TEST_CASE("grammar sampler: masks, end of generation and re-draws", "[grammar]")
     CHECK_THROWS_AS(s.sample(logits.data(), 5, history.data(), 0), llm::Error);
     s.clear_grammar();
     CHECK(s.sample(logits.data(), 5, history.data(), 0) == 4);
+}
+
+TEST_CASE("grammar sampler: a draw over few allowed tokens is the draw over all", "[grammar]") {
+    // 200 tokens, the grammar allows 6 of them at a time (<= 1/4: the
+    // sampler draws over those alone): the same picks as an unconstrained
+    // sampler given the logits with -inf where refused, with top-k, top-p,
+    // min-p and a repetition penalty whose window holds refused ids too.
+    std::vector<std::string> vocab;
+    for (int i = 0; i < 200; ++i)
+        vocab.push_back(i < 6 ? std::string(1, char('a' + i)) : "x" + std::to_string(i));
+    auto trie = std::make_shared<TokenTrie>(vocab, std::vector<int32_t>{});
+    auto g = parse_gbnf("root ::= [a-f]+");
+    for (int config = 0; config < 3; ++config) {
+        llm::SamplerConfig cfg;
+        cfg.temperature = 0.9f;
+        cfg.seed = 11 + static_cast<uint64_t>(config);
+        cfg.repeat_penalty = 1.5f;
+        cfg.repeat_last_n = 8;
+        if (config == 0) cfg.top_k = 3;
+        if (config == 1) cfg.top_p = 0.7f;
+        if (config == 2) cfg.min_p = 0.2f, cfg.top_p = 1.0f;
+        llm::Sampler constrained(cfg), plain(cfg);
+        constrained.set_grammar(g, trie);
+        std::vector<int32_t> history{7, 1, 150, 3};
+        uint64_t x = 99;
+        for (int step = 0; step < 100; ++step) {
+            std::vector<float> logits(200), masked(200);
+            for (size_t i = 0; i < logits.size(); ++i) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                logits[i] = static_cast<float>(x >> 40) / 1e6f; // 0 .. ~16.8
+                masked[i] = i < 6 ? logits[i] : -std::numeric_limits<float>::infinity();
+            }
+            const int32_t a =
+                constrained.sample(logits.data(), 200, history.data(), history.size());
+            const int32_t b = plain.sample(masked.data(), 200, history.data(), history.size());
+            INFO("config " << config << ", step " << step);
+            REQUIRE(a == b);
+            history.push_back(step % 5 == 0 ? 100 + step : a);
+        }
+    }
 }
 
 TEST_CASE("grammar generation: JSON Schema outputs validate", "[grammar]") {
