@@ -11,6 +11,14 @@
  *   llm_context      one conversation: KV cache, position, token history,
  *                    last logits. One call at a time per context (the caller
  *                    serialises); many contexts may run at once on one model.
+ *                    Those are batched automatically: the model gathers the
+ *                    single-token decodes of llm_forward / llm_context_step /
+ *                    llm_generate running at once on its contexts into shared
+ *                    steps (one pass over the weights for all), and feeds a
+ *                    long prompt in chunks between them, with results
+ *                    bit-identical to each context decoding alone. No lock or
+ *                    waiting window: a lone call runs at once. LLM_AUTO_BATCH=0
+ *                    in the environment at model load turns this off.
  *   llm_sampler      turns logits into a token: temperature, top-k, top-p,
  *                    min-p, repetition penalty and a seeded RNG.
  *   llm_detokenizer  turns a stream of token ids into UTF-8 text that never

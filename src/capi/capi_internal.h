@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "engine/decode_scheduler.h"
 #include "engine/transformer.h"
 #include "sampler/sampler.h"
 #include "tokenizer/tokenizer.h"
@@ -21,6 +22,10 @@
 
 struct llm_model {
     std::unique_ptr<llm::Model> model;
+    // Gathers the forward passes of this model's contexts that run at once
+    // (llm_forward, hence llm_context_step and llm_generate) into batched
+    // steps.
+    std::unique_ptr<llm::DecodeScheduler> scheduler = std::make_unique<llm::DecodeScheduler>();
 };
 
 struct llm_detokenizer {

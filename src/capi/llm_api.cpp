@@ -429,8 +429,16 @@ llm_status llm_forward(llm_context *ctx, const llm_token *tokens, size_t n_token
         ctx->transformer->check_input(tokens, n, static_cast<int32_t>(pos));
         if (ctx->cancel.exchange(false)) llm::fail(LLM_ERR_CANCELLED, "cancelled");
         ctx->has_logits = false;
-        int64_t done = ctx->transformer->forward(tokens, n, static_cast<int32_t>(pos),
-                                                 ctx->logits.data(), &ctx->cancel);
+        // Through the model's scheduler: batched with the other contexts'
+        // calls running meanwhile, a long prompt in chunks between their steps.
+        llm::DecodeRequest request;
+        request.transformer = ctx->transformer.get();
+        request.tokens = tokens;
+        request.n = n;
+        request.pos0 = static_cast<int32_t>(pos);
+        request.logits = ctx->logits.data();
+        request.cancel = &ctx->cancel;
+        int64_t done = ctx->owner->scheduler->forward(request);
         ctx->tokens.insert(ctx->tokens.end(), tokens, tokens + done);
         if (done < n) {
             ctx->cancel.store(false);

@@ -260,17 +260,21 @@ void Transformer::check_input(const int32_t *tokens, int64_t n, int32_t pos0) co
              " positions used, ", n, " more requested");
 }
 
+int64_t Transformer::chunk_tokens(int64_t left) const {
+    // Equal chunks, rounded up to whole tiles, rather than full ones and a
+    // short rest: each chunk reads all the weights either way.
+    const int64_t chunks = (left + max_batch_ - 1) / max_batch_;
+    const int64_t even = (left + chunks - 1) / chunks;
+    return std::min(left, (even + kMinBatch - 1) / kMinBatch * kMinBatch);
+}
+
 int64_t Transformer::forward(const int32_t *tokens, int64_t n, int32_t pos0, float *logits,
                              const std::atomic<bool> *cancel) {
     const int64_t dim = cfg_.dim;
     check_input(tokens, n, pos0);
     int64_t done = 0;
     while (done < n) {
-        // Equal chunks, rounded up to whole tiles, rather than full ones and
-        // a short rest: each chunk reads all the weights either way.
-        const int64_t left = n - done, chunks = (left + max_batch_ - 1) / max_batch_;
-        const int64_t even = (left + chunks - 1) / chunks;
-        const int64_t b = std::min(left, (even + kMinBatch - 1) / kMinBatch * kMinBatch);
+        const int64_t b = chunk_tokens(n - done);
         ensure_batch(b);
         const int32_t pos = pos0 + static_cast<int32_t>(done);
         const size_t tables = rope_thetas_.size();

@@ -47,6 +47,10 @@ class Transformer {
     // Most tokens of a prompt that go through the layers together; longer
     // prompts are processed in chunks of this size.
     int64_t max_batch() const { return max_batch_; }
+    // How many of `left` prompt tokens forward() runs as its next chunk
+    // (at most max_batch()). forward() on exactly that many runs one chunk:
+    // a prompt fed chunk by chunk this way is computed as in one call.
+    int64_t chunk_tokens(int64_t left) const;
     // Activation memory one token of such a chunk takes (bytes).
     static int64_t batch_bytes_per_token(const ModelConfig &config);
     ThreadPool *pool() { return pool_.get(); }

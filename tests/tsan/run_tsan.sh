@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the tests with ThreadSanitizer (build-tsan/, -DLLM_TSAN=ON) and runs
 # the concurrency and cancellation tests (8 threads sharing one model,
-# cancel from another thread) and the thread pool's own tests (claims,
-# steals, back-to-back jobs, matrix products split over threads). Fails on
-# any data race report.
+# cancel from another thread), the automatic batching scheduler under 16
+# threads (tests/api/test_auto_batch.cpp) and the thread pool's own tests
+# (claims, steals, back-to-back jobs, matrix products split over threads).
+# Fails on any data race report.
 #
 #   tests/tsan/run_tsan.sh            (LLM_SHARED_DIR, LLM_TSAN_BUILD optional)
 set -euo pipefail
@@ -19,4 +20,4 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 # A time limit per test, as scripts/test.sh gives the other suites: without
 # one (the project calls enable_testing(), which sets no default), a test
 # that hangs would hold CI until its own limit and report nothing.
-(cd "$build" && ctest --output-on-failure --timeout 600 -R 'concurrency|cancel|thread pool|matmul')
+(cd "$build" && ctest --output-on-failure --timeout 600 -R 'concurrency|cancel|thread pool|matmul|auto batch: 16 threads')
