@@ -16,8 +16,8 @@
  *                    llm_generate running at once on its contexts into shared
  *                    steps (one pass over the weights for all), and feeds a
  *                    long prompt in chunks between them, with results
- *                    bit-identical to each context decoding alone. No lock or
- *                    waiting window: a lone call runs at once. LLM_AUTO_BATCH=0
+ *                    bit-identical to each context decoding alone. No lock to
+ *                    manage: a lone call runs at once. LLM_AUTO_BATCH=0
  *                    in the environment at model load turns this off.
  *   llm_sampler      turns logits into a token: temperature, top-k, top-p,
  *                    min-p, repetition penalty and a seeded RNG.

@@ -5,14 +5,19 @@
 // It is our own tool and uses the engine's internal classes directly: the
 // synthetic shapes exist only in memory, where the C API cannot reach.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/resource.h>
@@ -24,6 +29,7 @@
 
 #include "common/error.h"
 #include "engine/batch_decode.h"
+#include "engine/decode_scheduler.h"
 #include "engine/transformer.h"
 #include "grammar/gbnf_parser.h"
 #include "grammar/json_schema_gbnf.h"
@@ -49,7 +55,9 @@ struct Options {
     uint64_t seed = 1;
     bool json = false;
     bool profile = false;
-    int parallel = 0; // > 0: decode that many sequences together (run_parallel)
+    int parallel = 0;        // > 0: decode that many sequences together (run_parallel)
+    bool auto_batch = false; // --auto: with --parallel, N host threads (run_auto_batch)
+    int arrive = 0;          // --arrive T: streams' latency while a T-token prompt arrives
     std::string grammar_file, schema_file; // constrained decode (run_grammar)
 };
 
@@ -75,6 +83,14 @@ struct Options {
         "  --parallel N    N sequences, each prefilled with the prompt, decoded together\n"
         "                  (one batched step per token, as llm_decode_batch), against one\n"
         "                  decoded alone: aggregate and per-sequence tok/s\n"
+        "  --auto          with --parallel N: N host threads, each decoding its own\n"
+        "                  sequence by plain forward calls, gathered by the model's\n"
+        "                  scheduler (as N threads calling llm_context_step), beside\n"
+        "                  the explicit batch and one sequence alone\n"
+        "  --arrive T      with --parallel N --auto: N-1 threads decode while a T-token\n"
+        "                  prompt arrives on another: the streams' inter-token p50/p99\n"
+        "                  during its prefill, with the prompt in chunks between their\n"
+        "                  steps, as one block, and with gathering off\n"
         "  --grammar FILE  decode sampled under a GBNF grammar (MODEL with a tokenizer):\n"
         "                  the grammar's time per token (mask + advance) beside decode\n"
         "  --json-schema FILE  the same with a JSON Schema\n"
@@ -134,6 +150,10 @@ Options parse(int argc, char **argv) {
             o.probe_mb = parse_int(value(), 16);
         else if (a == "--parallel")
             o.parallel = std::min(parse_int(value(), 1), 1024); // contexts held at once
+        else if (a == "--auto")
+            o.auto_batch = true;
+        else if (a == "--arrive")
+            o.arrive = parse_int(value(), 1);
         else if (a == "--grammar")
             o.grammar_file = value();
         else if (a == "--json-schema")
@@ -146,6 +166,8 @@ Options parse(int argc, char **argv) {
             usage();
     }
     if (o.shape.empty() == o.model_path.empty()) usage();
+    if ((o.auto_batch || o.arrive) && o.parallel == 0) usage();
+    if (o.arrive && !o.auto_batch) usage();
     if (o.threads == 0) o.threads = llm::ThreadPool::physical_cores();
     return o;
 }
@@ -539,6 +561,268 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
     return 0;
 }
 
+// Runs body(i) on n threads that start together; returns the wall seconds
+// from that start until the last is done, and sets *cpu to the process's CPU
+// seconds over the same span.
+template <typename Fn> double on_threads(int n, Fn body, double *cpu) {
+    std::mutex mu;
+    std::condition_variable cv;
+    int ready = 0;
+    bool go = false;
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i)
+        threads.emplace_back([&, i] {
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                ++ready;
+                cv.notify_all();
+                cv.wait(lock, [&] { return go; });
+            }
+            body(i);
+        });
+    {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return ready == n; });
+    }
+    const double cpu0 = cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        go = true;
+    }
+    cv.notify_all();
+    for (auto &t : threads)
+        t.join();
+    const double wall = seconds_since(t0);
+    *cpu = cpu_seconds() - cpu0;
+    return wall;
+}
+
+// --parallel N --auto: N host threads, each decoding its own sequence (its
+// own transformer with o.threads compute threads, after the same prompt) by
+// plain single-token forward calls through one DecodeScheduler: what N
+// threads calling llm_context_step on N contexts of one model run. Beside it
+// the same N sequences stepped by the explicit batch (BatchDecoder, as
+// llm_decode_batch) and one sequence alone; medians of the repeats.
+int run_auto_batch(const Options &o, const llm::Model &model, const std::string &name,
+                   const std::vector<int32_t> &prompt) {
+    const llm::ModelConfig &c = model.config;
+    const int n = o.parallel;
+    const int32_t n_ctx = o.prompt + o.gen;
+    const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
+    std::vector<std::unique_ptr<llm::Transformer>> seqs;
+    for (int i = 0; i < n; ++i)
+        seqs.push_back(std::make_unique<llm::Transformer>(model, n_ctx, o.threads, kv));
+    const size_t vocab = static_cast<size_t>(c.vocab_size);
+    std::vector<std::vector<float>> logits(static_cast<size_t>(n), std::vector<float>(vocab));
+    auto prefill = [&](int count) {
+        for (int i = 0; i < count; ++i)
+            seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
+                                                  logits[static_cast<size_t>(i)].data(), nullptr);
+    };
+    struct Speed {
+        double wall, cpu;
+    };
+    auto alone = [&](int gen) {
+        prefill(1);
+        const double cpu0 = cpu_seconds();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < gen; ++k) {
+            const int32_t token = llm::argmax(logits[0].data(), c.vocab_size);
+            seqs[0]->forward(&token, 1, o.prompt + k, logits[0].data(), nullptr);
+        }
+        return Speed{gen / seconds_since(t0), gen / (cpu_seconds() - cpu0)};
+    };
+    auto explicit_batch = [&](int gen) {
+        prefill(n);
+        std::vector<llm::BatchSeq> step(static_cast<size_t>(n));
+        const double cpu0 = cpu_seconds();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < gen; ++k) {
+            for (int i = 0; i < n; ++i) {
+                llm::BatchSeq &s = step[static_cast<size_t>(i)];
+                s.transformer = seqs[static_cast<size_t>(i)].get();
+                s.logits = logits[static_cast<size_t>(i)].data();
+                s.token = llm::argmax(s.logits, c.vocab_size);
+                s.pos = o.prompt + k;
+                s.cancel = nullptr;
+            }
+            llm::BatchDecoder::decode(step.data(), n);
+        }
+        const double tokens = static_cast<double>(n) * gen;
+        return Speed{tokens / seconds_since(t0), tokens / (cpu_seconds() - cpu0)};
+    };
+    llm::DecodeScheduler scheduler(true);
+    auto threads = [&](int gen) {
+        prefill(n);
+        double cpu = 0;
+        const double wall = on_threads(
+            n,
+            [&](int i) {
+                float *l = logits[static_cast<size_t>(i)].data();
+                for (int k = 0; k < gen; ++k) {
+                    const int32_t token = llm::argmax(l, c.vocab_size);
+                    llm::DecodeRequest r;
+                    r.transformer = seqs[static_cast<size_t>(i)].get();
+                    r.tokens = &token;
+                    r.n = 1;
+                    r.pos0 = o.prompt + k;
+                    r.logits = l;
+                    scheduler.forward(r);
+                }
+            },
+            &cpu);
+        const double tokens = static_cast<double>(n) * gen;
+        return Speed{tokens / wall, tokens / cpu};
+    };
+    alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
+    explicit_batch(std::min(o.gen, 2));
+    threads(std::min(o.gen, 2));
+    std::vector<double> one, batch, thr, one_cpu, batch_cpu, thr_cpu;
+    for (int r = 0; r < o.repeat; ++r) {
+        const Speed a = alone(o.gen), b = explicit_batch(o.gen), t = threads(o.gen);
+        one.push_back(a.wall);
+        one_cpu.push_back(a.cpu);
+        batch.push_back(b.wall);
+        batch_cpu.push_back(b.cpu);
+        thr.push_back(t.wall);
+        thr_cpu.push_back(t.cpu);
+    }
+    const double s1 = median(one), sb = median(batch), st = median(thr);
+    const char *simd = llm::simd_level_name(llm::kernel_table().level);
+    if (o.json) {
+        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
+                    "\"simd\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, "
+                    "\"gen_tokens\": %d, \"repeat\": %d, \"decode_tok_s\": %.3f, "
+                    "\"parallel\": %d, \"mode\": \"threads\", \"aggregate_decode_tok_s\": %.3f, "
+                    "\"per_sequence_decode_tok_s\": %.3f, "
+                    "\"explicit_batch_aggregate_decode_tok_s\": %.3f, "
+                    "\"decode_tok_per_cpu_s\": %.3f, \"aggregate_decode_tok_per_cpu_s\": %.3f, "
+                    "\"explicit_batch_aggregate_decode_tok_per_cpu_s\": %.3f}\n",
+                    name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
+                    o.prompt, o.gen, o.repeat, s1, n, st, st / n, sb, median(one_cpu),
+                    median(thr_cpu), median(batch_cpu));
+        return 0;
+    }
+    std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
+    std::printf("weights      %s; KV cache %s; simd %s, %d threads per sequence\n",
+                type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads);
+    std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
+                o.gen);
+    std::printf("alone        %.2f tok/s (one sequence decoded by itself)\n", s1);
+    std::printf("explicit %-3d %.2f tok/s in all (%.2f x %d x alone), %.2f tok per CPU s\n", n, sb,
+                sb / (n * s1), n, median(batch_cpu));
+    std::printf("threads  %-3d %.2f tok/s in all (%.2f x %d x alone, %.2f x explicit), %.2f tok "
+                "per CPU s\n",
+                n, st, st / (n * s1), n, st / sb, median(thr_cpu));
+    const llm::DecodeScheduler::Stats stats = scheduler.stats();
+    std::printf("             the scheduler gathered %.2f sequences per step on average\n",
+                static_cast<double>(stats.rows) /
+                    static_cast<double>(std::max<int64_t>(1, stats.steps)));
+    return 0;
+}
+
+// p-th quantile (0..1) of v, nearest rank; 0 for none.
+double quantile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, k > 0 ? k - 1 : 0)];
+}
+
+// --parallel N --auto --arrive T: N-1 streams decode (a thread each, through
+// one scheduler) while a T-token prompt arrives on another sequence. The
+// streams' inter-token times that overlap its prefill, p50 / p99 over all
+// streams, in three modes: the prompt in chunks between the streams' steps,
+// the prompt as one block, and gathering off (every thread computes alone,
+// all at once).
+int run_arrival(const Options &o, const llm::Model &model, const std::string &name,
+                const std::vector<int32_t> &prompt) {
+    const llm::ModelConfig &c = model.config;
+    const int streams = std::max(1, o.parallel - 1);
+    const int32_t n_ctx = o.prompt + o.gen;
+    const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
+    std::vector<std::unique_ptr<llm::Transformer>> seqs;
+    for (int i = 0; i < streams; ++i)
+        seqs.push_back(std::make_unique<llm::Transformer>(model, n_ctx, o.threads, kv));
+    llm::Transformer arriving(model, o.arrive, o.threads, kv);
+    std::vector<int32_t> long_prompt(static_cast<size_t>(o.arrive));
+    llm::Rng rng(o.seed + 1);
+    for (int32_t &t : long_prompt)
+        t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
+    const size_t vocab = static_cast<size_t>(c.vocab_size);
+    std::vector<std::vector<float>> logits(static_cast<size_t>(streams) + 1,
+                                           std::vector<float>(vocab));
+    struct Mode {
+        const char *name;
+        bool enabled, chunked;
+    };
+    const Mode modes[] = {
+        {"chunked", true, true}, {"one block", true, false}, {"off", false, true}};
+    std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
+    std::printf("weights      %s; simd %s, %d threads per sequence\n", type_name(model),
+                llm::simd_level_name(llm::kernel_table().level), o.threads);
+    std::printf("%d streams decoding (prompt %d) while a %d-token prompt arrives; inter-token "
+                "ms of the streams\n",
+                streams, o.prompt, o.arrive);
+    std::printf("%-10s %10s %10s %8s %8s %8s %10s\n", "prompt", "prefill s", "tokens in", "p50",
+                "p99", "max", "before p50");
+    for (const Mode &mode : modes) {
+        llm::DecodeScheduler scheduler(mode.enabled, mode.chunked);
+        for (int i = 0; i < streams; ++i)
+            seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
+                                                  logits[static_cast<size_t>(i)].data(), nullptr);
+        std::atomic<bool> stop{false};
+        std::atomic<int> warm{0};
+        std::vector<std::vector<double>> stamps(static_cast<size_t>(streams));
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::thread> threads;
+        for (int i = 0; i < streams; ++i)
+            threads.emplace_back([&, i] {
+                float *l = logits[static_cast<size_t>(i)].data();
+                for (int k = 0; !stop.load(); ++k) {
+                    const int32_t token = llm::argmax(l, c.vocab_size);
+                    llm::DecodeRequest r;
+                    r.transformer = seqs[static_cast<size_t>(i)].get();
+                    r.tokens = &token;
+                    r.n = 1;
+                    r.pos0 = o.prompt + k % o.gen; // wraps: the cache holds prompt + gen
+                    r.logits = l;
+                    scheduler.forward(r);
+                    stamps[static_cast<size_t>(i)].push_back(seconds_since(t0));
+                    if (k == 4) ++warm;
+                }
+            });
+        while (warm.load() < streams)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const double arrive = seconds_since(t0);
+        llm::DecodeRequest big;
+        big.transformer = &arriving;
+        big.tokens = long_prompt.data();
+        big.n = o.arrive;
+        big.logits = logits.back().data();
+        scheduler.forward(big);
+        const double done = seconds_since(t0);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        stop = true;
+        for (auto &t : threads)
+            t.join();
+        std::vector<double> during, before;
+        int64_t made = 0;
+        for (const auto &s : stamps)
+            for (size_t j = 1; j < s.size(); ++j) {
+                const double gap = 1e3 * (s[j] - s[j - 1]);
+                if (s[j] > arrive && s[j - 1] < done) during.push_back(gap);
+                if (s[j] <= arrive) before.push_back(gap);
+                made += s[j] > arrive && s[j] <= done;
+            }
+        std::printf("%-10s %10.2f %10" PRId64 " %8.1f %8.1f %8.1f %10.1f\n", mode.name,
+                    done - arrive, made, quantile(during, 0.5), quantile(during, 0.99),
+                    quantile(during, 1.0), quantile(before, 0.5));
+    }
+    return 0;
+}
+
 // --grammar / --json-schema: `gen` tokens sampled (temperature 1) under the
 // grammar after the prompt, repeated; a grammar that completes starts over.
 // Decode (forward) and constraint (mask + advance) time are kept apart.
@@ -635,6 +919,15 @@ int run(const Options &o) {
     for (int32_t &t : prompt)
         t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
     std::vector<float> logits(static_cast<size_t>(c.vocab_size));
+    if (o.parallel > 0 && o.auto_batch) {
+        if (o.arrive > c.max_seq_len) {
+            std::fprintf(stderr, "llm-bench: --arrive %d exceeds the model's %d positions\n",
+                         o.arrive, c.max_seq_len);
+            return 2;
+        }
+        return o.arrive ? run_arrival(o, *model, name, prompt)
+                        : run_auto_batch(o, *model, name, prompt);
+    }
     if (o.parallel > 0) return run_parallel(o, *model, name, prompt);
     if (!o.grammar_file.empty() || !o.schema_file.empty())
         return run_grammar(o, *model, name, prompt);
