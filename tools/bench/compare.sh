@@ -10,6 +10,10 @@
 # count, libllm's median tok/s, llama.cpp's (the faster of its peers, named),
 # their ratio, and the geometric mean of the ratios. The same goes to
 # OUT/compare.md and OUT/compare.json; every run's JSON is in OUT/runs.jsonl.
+# With --parallel "2 4 8", it measures instead, per N, N sequences decoded
+# together (llm-bench --parallel N against node-llama-cpp's N sequences on
+# one context, which it batches into one llama_decode per step): aggregate
+# tok/s, and each tool's aggregate over N x its single-sequence decode.
 # See docs/performance.md.
 set -euo pipefail
 
@@ -31,6 +35,8 @@ options:
   --gen N            generated tokens (default 64)
   --repeat N         turns per tool, medians reported (default 3)
   --threads "1 2"    thread counts (default "1 2")
+  --parallel "2 8"   batched decoding of N sequences at once, per N, instead
+                     of prefill and decode (node-llama-cpp is the only peer)
   --types "..."      weight types of the made files (default "$default_types")
   --shape NAME       shape of the made files (default qwen2.5-0.5b; tiny256 for
                      smoke tests)
@@ -65,6 +71,7 @@ llm_bench=$root/build/tools/llm-bench
 make_model=$root/build/tools/modelgen/llm-make-model
 tokenizer=$root/../shared/models/qwen2-tiny
 use_node=1
+parallel=""
 shape=qwen2.5-0.5b
 models=()
 
@@ -77,6 +84,7 @@ while [[ $# -gt 0 ]]; do
     --gen) need_arg "$@"; gen=$2; shift 2 ;;
     --repeat) need_arg "$@"; repeat=$2; shift 2 ;;
     --threads) need_arg "$@"; threads=$2; shift 2 ;;
+    --parallel) need_arg "$@"; parallel=$2; shift 2 ;;
     --types) need_arg "$@"; types=$2; shift 2 ;;
     --shape) need_arg "$@"; shape=$2; shift 2 ;;
     --kv) need_arg "$@"; kv=$2; shift 2 ;;
@@ -98,6 +106,10 @@ for t in $threads; do
     [[ $t =~ ^[1-9][0-9]*$ ]] || die "--threads takes positive whole numbers (got '$t')"
 done
 [[ -n ${threads// /} ]] || die "--threads is empty"
+for n in $parallel; do
+    [[ $n =~ ^[1-9][0-9]*$ ]] || die "--parallel takes positive whole numbers (got '$n')"
+done
+[[ -z $parallel ]] || ((use_node)) || die "--parallel needs node-llama-cpp (llama-bench has no such mode)"
 [[ $kv == f16 || $kv == f32 ]] || die "--kv is f16 or f32 (got '$kv')"
 
 # --- the tools ---------------------------------------------------------------
@@ -198,6 +210,17 @@ read -r -a llm_extra <<<"${LLM_BENCH_ARGS:-}"
 for m in "${models[@]}"; do
     for t in $threads; do
         echo "$m, $t thread(s)" >&2
+        for n in $parallel; do
+            for ((r = 1; r <= repeat; ++r)); do
+                run libllm "$m" "$t" "$r" "$llm_bench" "$m" --threads "$t" --prompt "$prompt" \
+                    --gen "$gen" --repeat 1 --kv "$kv" --parallel "$n" --json \
+                    ${llm_extra[@]+"${llm_extra[@]}"}
+                run node-llama-cpp "$m" "$t" "$r" "$node" "$here/llamacpp_bench.mjs" "$m" \
+                    --threads "$t" --prompt "$prompt" --gen "$gen" --repeat 1 --kv "$kv" \
+                    --parallel "$n"
+            done
+        done
+        [[ -z $parallel ]] || continue
         for ((r = 1; r <= repeat; ++r)); do
             run libllm "$m" "$t" "$r" "$llm_bench" "$m" --threads "$t" --prompt "$prompt" \
                 --gen "$gen" --repeat 1 --kv "$kv" --json ${llm_extra[@]+"${llm_extra[@]}"}
@@ -288,6 +311,7 @@ def fail(msg):
 
 # (file, threads, tool, test) -> tok/s of each turn
 rates, busy, peer_info, files, lib_types, system_info = {}, {}, {}, [], {}, {}
+scaling = {}  # (file, threads, tool, N) -> aggregate / (N x alone) of each turn
 for r in runs:
     tool, fname, t, res = r["tool"], r["file"], r["threads"], r["result"]
     if fname not in files:
@@ -297,8 +321,13 @@ for r in runs:
             fail(f"llm-bench ran {res['threads']} threads, not {t}")
         if res["kv_type"] != kv:
             fail(f"llm-bench's KV cache was {res['kv_type']}, not {kv}")
-        got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
-        busy.setdefault(tool, []).append(res["cpu_share"])
+        if "parallel" in res:
+            got = {f"decode x{res['parallel']}": res["aggregate_decode_tok_s"]}
+            scaling.setdefault((fname, t, tool, res["parallel"]), []).append(
+                res["aggregate_over_n_single"])
+        else:
+            got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
+            busy.setdefault(tool, []).append(res["cpu_share"])
         peer_info[tool] = f"llm-bench ({res['simd']} kernels, KV {res['kv_type']})"
         lib_types.setdefault(fname, set()).add(res["weight_type"])
     elif tool == "node-llama-cpp":
@@ -306,8 +335,13 @@ for r in runs:
             fail(f"node-llama-cpp ran {res['threads_used']} threads, not {t}")
         if (res["kv_type_k"], res["kv_type_v"]) != (kv, kv):
             fail(f"node-llama-cpp's KV cache was {res['kv_type_k']}/{res['kv_type_v']}, not {kv}")
-        got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
-        busy.setdefault(tool, []).append(res["cpu_share"])
+        if "parallel" in res:
+            got = {f"decode x{res['parallel']}": res["aggregate_decode_tok_s"]}
+            scaling.setdefault((fname, t, tool, res["parallel"]), []).append(
+                res["aggregate_over_n_single"])
+        else:
+            got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
+            busy.setdefault(tool, []).append(res["cpu_share"])
         system_info[tool] = res.get("system_info")
         peer_info[tool] = (f"node-llama-cpp {res['node_llama_cpp']} ({res['build_type']} binaries, "
                            f"llama.cpp release {res['llama_cpp_release']}, KV {res['kv_type_k']})")
@@ -338,7 +372,8 @@ types = {f: gguf_file_type(f) for f in files}
 thread_counts = sorted({r["threads"] for r in runs})
 rows = []
 for f in files:
-    for test in ("decode", "prefill"):
+    tests = ["decode", "prefill"] + [f"decode x{n}" for n in sorted({k[3] for k in scaling})]
+    for test in tests:
         for t in thread_counts:
             lib = rates.get((f, t, "libllm", test))
             if not lib:
@@ -363,6 +398,10 @@ for f in files:
             if best is None:
                 continue
             row["llama_cpp"], row["peer"], row["ratio"] = best, best_peer, row["libllm"] / best
+            if test.startswith("decode x"):
+                n = int(test[len("decode x"):])
+                row["scaling"] = {p: statistics.median(scaling[(f, t, p, n)])
+                                  for p in ["libllm"] + peers if (f, t, p, n) in scaling}
             rows.append(row)
 if not rows:
     fail("no rows: nothing was measured")
@@ -372,7 +411,8 @@ def geomean(xs):
 
 gm = {"all": geomean([r["ratio"] for r in rows]),
       "decode": geomean([r["ratio"] for r in rows if r["test"] == "decode"]),
-      "prefill": geomean([r["ratio"] for r in rows if r["test"] == "prefill"])}
+      "prefill": geomean([r["ratio"] for r in rows if r["test"] == "prefill"]),
+      "parallel": geomean([r["ratio"] for r in rows if r["test"].startswith("decode x")])}
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 machine = {"cpu": cpu_model(), "flags": cpu_flags(), "logical_cpus": os.cpu_count(),
            "os": f"{platform.system()} {platform.release()}"}
@@ -389,6 +429,9 @@ md = []
 md.append(f"{now}, libllm at {commit}; {machine['cpu']} ({machine['logical_cpus']} logical CPUs; "
           f"{', '.join(machine['flags']) or 'no AVX2'}), {machine['os']}.")
 md.append(f"Prefill: {prompt} tokens as one batch; decode: {gen} tokens generated one by one; "
+          f"decode xN: N sequences, each after the {prompt}-token prompt, {gen} tokens each, "
+          f"stepped together (aggregate tok/s; 'of N x alone' is that over N times the same "
+          f"tool's one sequence decoding alone); "
           f"medians of {repeat} turn(s), the tools taking turns on each file and thread count. "
           f"Files: {', '.join(os.path.basename(f) for f in files)}.")
 md.append("")
@@ -404,19 +447,25 @@ if low:
                                              f"the time" for k, v in low.items())
               + " in some run; these numbers are not a fair comparison.")
 md.append("")
+has_scaling = any("scaling" in r for r in rows)
 cols = ["weights", "test", "threads", "libllm tok/s"] + [f"{p} tok/s" for p in peers] + \
-       ["llama.cpp tok/s", "faster peer", "libllm / llama.cpp"]
+       ["llama.cpp tok/s", "faster peer", "libllm / llama.cpp"] + \
+       (["libllm of N x alone", "llama.cpp of N x alone"] if has_scaling else [])
 md.append("| " + " | ".join(cols) + " |")
-md.append("|---|---|--:|--:|" + "--:|" * len(peers) + "--:|---|--:|")
+md.append("|---|---|--:|--:|" + "--:|" * len(peers) + "--:|---|--:|" + "--:|--:|" * has_scaling)
 fmt = lambda v: "-" if v is None else (f"{v:.1f}" if v >= 100 else f"{v:.2f}")
 for r in rows:
     cells = [r["weights"], r["test"], str(r["threads"]), fmt(r["libllm"])]
     cells += [fmt(r.get(p)) for p in peers]
     cells += [fmt(r["llama_cpp"]), r["peer"], f"{r['ratio']:.2f}"]
+    if has_scaling:
+        sc = r.get("scaling", {})
+        cells += [f"{sc[k]:.2f}" if k in sc else "-" for k in ("libllm", r["peer"])]
     md.append("| " + " | ".join(cells) + " |")
 md.append("")
 md.append(f"Geometric mean of libllm / llama.cpp: {gm['all']:.3f} over {len(rows)} rows"
-          + "".join(f"; {k} {gm[k]:.3f}" for k in ("decode", "prefill") if gm[k] is not None) + ".")
+          + "".join(f"; {k} {gm[k]:.3f}" for k in ("decode", "prefill", "parallel")
+                    if gm[k] is not None) + ".")
 text = "\n".join(md) + "\n"
 with open(os.path.join(out, "compare.md"), "w") as fh:
     fh.write(text)

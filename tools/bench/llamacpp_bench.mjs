@@ -5,9 +5,14 @@
 // tokens generated one by one (greedy), REPEAT times after one warm-up run.
 // Rates as llama-bench gives them: prompt tok/s = PROMPT / prefill seconds,
 // gen tok/s = GEN / generation seconds. Prints one JSON object on stdout.
+// With --parallel N (llm-bench --parallel's peer): N sequences of one context,
+// each prefilled with its own prompt, then generated together (node-llama-cpp
+// puts the sequences' pending tokens into one llama_decode batch); the
+// aggregate is N * GEN / generation seconds, next to one sequence alone.
 //
 //   node llamacpp_bench.mjs MODEL.gguf --threads N [--prompt 128] [--gen 64]
 //        [--repeat 3] [--batch 512] [--kv f16|f32] [--seed 1] [--flash-attention]
+//        [--parallel N]
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -18,12 +23,13 @@ function usage(msg) {
     if (msg) process.stderr.write(`llamacpp_bench: ${msg}\n`);
     process.stderr.write(
         "usage: node llamacpp_bench.mjs MODEL.gguf --threads N [--prompt N] [--gen N]\n" +
-        "       [--repeat N] [--batch N] [--kv f16|f32] [--seed N] [--flash-attention]\n");
+        "       [--repeat N] [--batch N] [--kv f16|f32] [--seed N] [--flash-attention]\n" +
+        "       [--parallel N]\n");
     process.exit(2);
 }
 
 const opt = { model: null, threads: 0, prompt: 128, gen: 64, repeat: 3, batch: 512, seed: 1,
-    kv: "f16", flashAttention: false };
+    kv: "f16", flashAttention: false, parallel: 0 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
@@ -38,6 +44,7 @@ for (let i = 0; i < argv.length; ++i) {
     else if (a === "--repeat") opt.repeat = num();
     else if (a === "--batch") opt.batch = num();
     else if (a === "--seed") opt.seed = num();
+    else if (a === "--parallel") opt.parallel = num();
     else if (a === "--kv") {
         opt.kv = argv[++i];
         if (opt.kv !== "f16" && opt.kv !== "f32") usage("--kv is f16 or f32");
@@ -80,10 +87,11 @@ const llama = await getLlama({
     logger: (level, message) => { logLines.push(String(message).trim()); },
 });
 const model = await llama.loadModel({ modelPath: opt.model, gpuLayers: 0 });
+const nSeq = Math.max(1, opt.parallel);
 const context = await model.createContext({
-    contextSize: opt.prompt + opt.gen + 1,
+    contextSize: nSeq * (opt.prompt + opt.gen + 1),
     batchSize: opt.batch,
-    sequences: 1,
+    sequences: nSeq,
     threads: { ideal: opt.threads, min: opt.threads },
     flashAttention: opt.flashAttention,
     experimentalKvCacheKeyType: opt.kv.toUpperCase(),
@@ -136,6 +144,69 @@ const median = (xs) => {
     const m = s.length >> 1;
     return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+
+// --parallel: every sequence prefilled with the prompt (not timed), then GEN
+// steps of all of them together; a sequence's generator asks for its next
+// token and node-llama-cpp gathers the sequences' tokens into one decode.
+async function runParallel(sequences, gen) {
+    await Promise.all(sequences.map((s) => s.clearHistory()));
+    const its = sequences.map((s) => s.evaluate(prompt, { temperature: 0, yieldEogToken: true }));
+    await Promise.all(its.map((it) => it.next()));
+    const t1 = performance.now();
+    const counts = await Promise.all(its.map(async (it) => {
+        let n = 0;
+        while (n < gen) {
+            const step = await it.next();
+            if (step.done) break;
+            ++n;
+        }
+        return n;
+    }));
+    const t2 = performance.now();
+    await Promise.all(its.map((it) => it.return()));
+    if (counts.some((n) => n !== gen)) throw new Error(`generated ${counts.join("/")} tokens, not ${gen} each`);
+    return sequences.length * gen / ((t2 - t1) / 1e3);
+}
+
+if (opt.parallel > 0) {
+    const sequences = [sequence];
+    while (sequences.length < opt.parallel) sequences.push(context.getSequence());
+    await runOnce(Math.min(opt.gen, 2));
+    await runParallel(sequences, Math.min(opt.gen, 2));
+    const alone = [], together = [];
+    for (let r = 0; r < opt.repeat; ++r) {
+        alone.push((await runOnce(opt.gen)).decode);
+        together.push(await runParallel(sequences, opt.gen));
+    }
+    const one = median(alone), all = median(together);
+    process.stdout.write(JSON.stringify({
+        peer: "node-llama-cpp",
+        node_llama_cpp: nlcVersion,
+        llama_cpp_release: llama.llamaCppRelease.release,
+        build_type: llama.buildType,
+        model: opt.model,
+        model_type: model.typeDescription,
+        threads: opt.threads,
+        threads_used: context.currentThreads,
+        kv_type_k: ggmlTypeName(context.kvCacheKeyType),
+        kv_type_v: ggmlTypeName(context.kvCacheValueType),
+        system_info: llama.systemInfo,
+        prompt_tokens: opt.prompt,
+        gen_tokens: opt.gen,
+        repeat: opt.repeat,
+        decode_tok_s: one,
+        parallel: opt.parallel,
+        aggregate_decode_tok_s: all,
+        per_sequence_decode_tok_s: all / opt.parallel,
+        aggregate_over_n_single: all / (opt.parallel * one),
+        decode_runs: alone,
+        aggregate_runs: together,
+    }) + "\n");
+    await context.dispose();
+    await model.dispose();
+    await llama.dispose();
+    process.exit(0);
+}
 
 await runOnce(Math.min(opt.gen, 2)); // warm-up: pages the weights and scratch in
 const prefill = [], decode = [];
