@@ -468,96 +468,168 @@ Result run_once(llm::Transformer &tf, const std::vector<int32_t> &prompt, int ge
     return r;
 }
 
-// --parallel: the decode of one sequence alone, then of o.parallel sequences
-// stepped together through BatchDecoder (what llm_decode_batch runs), each
-// sequence on its own cache after the same prompt; medians of the repeats.
-int run_parallel(const Options &o, const llm::Model &model, const std::string &name,
-                 const std::vector<int32_t> &prompt) {
-    const llm::ModelConfig &c = model.config;
-    const int n = o.parallel;
-    const int32_t n_ctx = o.prompt + o.gen;
-    const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
-    std::vector<std::unique_ptr<llm::Transformer>> seqs;
-    for (int i = 0; i < n; ++i) // only the first one's pool computes: the others' get 1 thread
-        seqs.push_back(
-            std::make_unique<llm::Transformer>(model, n_ctx, i == 0 ? o.threads : 1, kv));
-    const size_t vocab = static_cast<size_t>(c.vocab_size);
-    std::vector<std::vector<float>> logits(static_cast<size_t>(n), std::vector<float>(vocab));
-    // Tokens per second of wall time and of the process's CPU time: on a
-    // machine shared with other work the second says more about the step's
-    // cost (it counts the threads' memory stalls, not their waits for a core).
-    struct Speed {
-        double wall, cpu;
-    };
-    auto decode_alone = [&](int gen) {
-        seqs[0]->forward(prompt.data(), o.prompt, 0, logits[0].data(), nullptr);
+// Tokens per second of wall time and of the process's CPU time: on a machine
+// shared with other work the second says more about a step's cost (it counts
+// the threads' memory stalls, not their waits for a core).
+struct Speed {
+    double wall, cpu;
+};
+
+// A mode's speeds over the repeats, and their medians.
+struct Speeds {
+    std::vector<double> wall, cpu;
+    void add(const Speed &s) {
+        wall.push_back(s.wall);
+        cpu.push_back(s.cpu);
+    }
+    Speed medians() const { return Speed{median(wall), median(cpu)}; }
+};
+
+// The sequences the --parallel modes decode: n transformers of one model,
+// each with its own cache of prompt + gen positions and its own logits, all
+// after the same prompt. Sequence 0 gets o.threads compute threads, the
+// others `others_threads` (1 where only sequence 0's pool computes: a
+// BatchDecoder step runs on its first sequence's pool).
+class Sequences {
+  public:
+    Sequences(const Options &o, const llm::Model &model, const std::vector<int32_t> &prompt, int n,
+              int others_threads)
+        : prompt_(prompt), vocab_(model.config.vocab_size) {
+        const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
+        for (int i = 0; i < n; ++i)
+            seqs_.push_back(std::make_unique<llm::Transformer>(
+                model, o.prompt + o.gen, i == 0 ? o.threads : others_threads, kv));
+        logits_.assign(static_cast<size_t>(n), std::vector<float>(static_cast<size_t>(vocab_)));
+    }
+
+    int size() const { return static_cast<int>(seqs_.size()); }
+
+    // The prompt into the first `count` sequences' caches.
+    void prefill(int count) {
+        for (int i = 0; i < count; ++i)
+            seq(i).forward(prompt_.data(), prompt_len(), 0, logits(i), nullptr);
+    }
+
+    // Sequence 0 prefilled, then `gen` tokens decoded by itself (timed).
+    Speed decode_alone(int gen) {
+        prefill(1);
         const double cpu0 = cpu_seconds();
         const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < gen; ++i) {
-            const int32_t token = llm::argmax(logits[0].data(), c.vocab_size);
-            seqs[0]->forward(&token, 1, o.prompt + i, logits[0].data(), nullptr);
+        for (int k = 0; k < gen; ++k) {
+            const int32_t token = next_token(0);
+            seq(0).forward(&token, 1, prompt_len() + k, logits(0), nullptr);
         }
         return Speed{gen / seconds_since(t0), gen / (cpu_seconds() - cpu0)};
-    };
-    auto decode_together = [&](int gen) {
-        for (int i = 0; i < n; ++i)
-            seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
-                                                  logits[static_cast<size_t>(i)].data(), nullptr);
+    }
+
+    // Every sequence prefilled, then `gen` BatchDecoder steps (what
+    // llm_decode_batch runs), each advancing all of them one token (timed).
+    Speed decode_together(int gen) {
+        const int n = size();
+        prefill(n);
         std::vector<llm::BatchSeq> step(static_cast<size_t>(n));
         const double cpu0 = cpu_seconds();
         const auto t0 = std::chrono::steady_clock::now();
         for (int k = 0; k < gen; ++k) {
             for (int i = 0; i < n; ++i) {
                 llm::BatchSeq &s = step[static_cast<size_t>(i)];
-                s.transformer = seqs[static_cast<size_t>(i)].get();
-                s.logits = logits[static_cast<size_t>(i)].data();
-                s.token = llm::argmax(s.logits, c.vocab_size);
-                s.pos = o.prompt + k;
+                s.transformer = &seq(i);
+                s.logits = logits(i);
+                s.token = next_token(i);
+                s.pos = prompt_len() + k;
                 s.cancel = nullptr;
             }
             llm::BatchDecoder::decode(step.data(), n);
         }
         const double tokens = static_cast<double>(n) * gen;
         return Speed{tokens / seconds_since(t0), tokens / (cpu_seconds() - cpu0)};
-    };
-    decode_alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
-    decode_together(std::min(o.gen, 2));
-    std::vector<double> single, aggregate, single_cpu, aggregate_cpu;
-    for (int r = 0; r < o.repeat; ++r) {
-        const Speed a = decode_alone(o.gen), b = decode_together(o.gen);
-        single.push_back(a.wall);
-        single_cpu.push_back(a.cpu);
-        aggregate.push_back(b.wall);
-        aggregate_cpu.push_back(b.cpu);
     }
-    const double one = median(single), all = median(aggregate);
+
+    // Sequence i's next token at `pos` by a plain single-token forward call
+    // through the scheduler, as a thread calling llm_context_step runs it.
+    // Threads may call it at once for distinct i.
+    void step(llm::DecodeScheduler &scheduler, int i, int32_t pos) {
+        const int32_t token = next_token(i);
+        llm::DecodeRequest r;
+        r.transformer = &seq(i);
+        r.tokens = &token;
+        r.n = 1;
+        r.pos0 = pos;
+        r.logits = logits(i);
+        scheduler.forward(r);
+    }
+
+  private:
+    llm::Transformer &seq(int i) { return *seqs_[static_cast<size_t>(i)]; }
+    float *logits(int i) { return logits_[static_cast<size_t>(i)].data(); }
+    int32_t next_token(int i) { return llm::argmax(logits(i), vocab_); }
+    int32_t prompt_len() const { return static_cast<int32_t>(prompt_.size()); }
+
+    const std::vector<int32_t> &prompt_;
+    const int32_t vocab_;
+    std::vector<std::unique_ptr<llm::Transformer>> seqs_;
+    std::vector<std::vector<float>> logits_;
+};
+
+// The start of the --parallel modes' JSON object, up to their own keys:
+// the run, one sequence's decode alone (tok/s) and N.
+void print_parallel_json_head(const Options &o, const llm::Model &model, const std::string &name,
+                              double alone) {
+    std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
+                "\"simd\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, "
+                "\"gen_tokens\": %d, \"repeat\": %d, \"decode_tok_s\": %.3f, "
+                "\"parallel\": %d, ",
+                name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32",
+                llm::simd_level_name(llm::kernel_table().level), o.threads, o.prompt, o.gen,
+                o.repeat, alone, o.parallel);
+}
+
+// Whether batched steps take the exact path (each row as a lone decoded
+// token) rather than the batch GEMM kernels: LLM_BATCH_EXACT=1 asks for it.
+bool batch_exact() {
+    const char *v = std::getenv("LLM_BATCH_EXACT");
+    return v && std::strcmp(v, "1") == 0;
+}
+
+// --parallel: the decode of one sequence alone, then of o.parallel sequences
+// stepped together through BatchDecoder (what llm_decode_batch runs), each
+// sequence on its own cache after the same prompt; medians of the repeats.
+int run_parallel(const Options &o, const llm::Model &model, const std::string &name,
+                 const std::vector<int32_t> &prompt) {
+    const int n = o.parallel;
+    Sequences seqs(o, model, prompt, n, 1);
+    seqs.decode_alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
+    seqs.decode_together(std::min(o.gen, 2));
+    Speeds single, aggregate;
+    for (int r = 0; r < o.repeat; ++r) {
+        single.add(seqs.decode_alone(o.gen));
+        aggregate.add(seqs.decode_together(o.gen));
+    }
+    const Speed one = single.medians(), all = aggregate.medians();
     // Stepped together, every sequence advances one token per step.
-    const double per_seq = all / n, ratio = all / (n * one);
-    const double cpu_ratio = median(aggregate_cpu) / (n * median(single_cpu));
-    const char *simd = llm::simd_level_name(llm::kernel_table().level);
+    const double per_seq = all.wall / n, ratio = all.wall / (n * one.wall);
+    const double cpu_ratio = all.cpu / (n * one.cpu);
     if (o.json) {
-        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
-                    "\"simd\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, "
-                    "\"gen_tokens\": %d, \"repeat\": %d, \"decode_tok_s\": %.3f, "
-                    "\"parallel\": %d, \"aggregate_decode_tok_s\": %.3f, "
+        print_parallel_json_head(o, model, name, one.wall);
+        std::printf("\"aggregate_decode_tok_s\": %.3f, "
                     "\"per_sequence_decode_tok_s\": %.3f, \"aggregate_over_n_single\": %.3f, "
                     "\"decode_tok_per_cpu_s\": %.3f, \"aggregate_decode_tok_per_cpu_s\": %.3f, "
-                    "\"aggregate_over_n_single_cpu\": %.3f}\n",
-                    name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
-                    o.prompt, o.gen, o.repeat, one, n, all, per_seq, ratio, median(single_cpu),
-                    median(aggregate_cpu), cpu_ratio);
+                    "\"aggregate_over_n_single_cpu\": %.3f, \"exact\": %s}\n",
+                    all.wall, per_seq, ratio, one.cpu, all.cpu, cpu_ratio,
+                    batch_exact() ? "true" : "false");
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
     std::printf("weights      %s; KV cache %s; simd %s, %d threads\n", type_name(model),
-                o.kv_f16 ? "f16" : "f32", simd, o.threads);
+                o.kv_f16 ? "f16" : "f32", llm::simd_level_name(llm::kernel_table().level),
+                o.threads);
     std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
                 o.gen);
-    std::printf("alone        %.2f tok/s (one sequence decoded by itself)\n", one);
+    std::printf("alone        %.2f tok/s (one sequence decoded by itself)\n", one.wall);
     std::printf("parallel %-3d %.2f tok/s in all, %.2f tok/s per sequence (%.2f x %d x alone)\n", n,
-                all, per_seq, ratio, n);
+                all.wall, per_seq, ratio, n);
     std::printf("per CPU s    alone %.2f tok, parallel %.2f tok in all (%.2f x %d x alone)\n",
-                median(single_cpu), median(aggregate_cpu), cpu_ratio, n);
+                one.cpu, all.cpu, cpu_ratio, n);
     return 0;
 }
 
@@ -606,115 +678,56 @@ template <typename Fn> double on_threads(int n, Fn body, double *cpu) {
 // llm_decode_batch) and one sequence alone; medians of the repeats.
 int run_auto_batch(const Options &o, const llm::Model &model, const std::string &name,
                    const std::vector<int32_t> &prompt) {
-    const llm::ModelConfig &c = model.config;
     const int n = o.parallel;
-    const int32_t n_ctx = o.prompt + o.gen;
-    const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
-    std::vector<std::unique_ptr<llm::Transformer>> seqs;
-    for (int i = 0; i < n; ++i)
-        seqs.push_back(std::make_unique<llm::Transformer>(model, n_ctx, o.threads, kv));
-    const size_t vocab = static_cast<size_t>(c.vocab_size);
-    std::vector<std::vector<float>> logits(static_cast<size_t>(n), std::vector<float>(vocab));
-    auto prefill = [&](int count) {
-        for (int i = 0; i < count; ++i)
-            seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
-                                                  logits[static_cast<size_t>(i)].data(), nullptr);
-    };
-    struct Speed {
-        double wall, cpu;
-    };
-    auto alone = [&](int gen) {
-        prefill(1);
-        const double cpu0 = cpu_seconds();
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < gen; ++k) {
-            const int32_t token = llm::argmax(logits[0].data(), c.vocab_size);
-            seqs[0]->forward(&token, 1, o.prompt + k, logits[0].data(), nullptr);
-        }
-        return Speed{gen / seconds_since(t0), gen / (cpu_seconds() - cpu0)};
-    };
-    auto explicit_batch = [&](int gen) {
-        prefill(n);
-        std::vector<llm::BatchSeq> step(static_cast<size_t>(n));
-        const double cpu0 = cpu_seconds();
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < gen; ++k) {
-            for (int i = 0; i < n; ++i) {
-                llm::BatchSeq &s = step[static_cast<size_t>(i)];
-                s.transformer = seqs[static_cast<size_t>(i)].get();
-                s.logits = logits[static_cast<size_t>(i)].data();
-                s.token = llm::argmax(s.logits, c.vocab_size);
-                s.pos = o.prompt + k;
-                s.cancel = nullptr;
-            }
-            llm::BatchDecoder::decode(step.data(), n);
-        }
-        const double tokens = static_cast<double>(n) * gen;
-        return Speed{tokens / seconds_since(t0), tokens / (cpu_seconds() - cpu0)};
-    };
+    Sequences seqs(o, model, prompt, n, o.threads);
     llm::DecodeScheduler scheduler(true);
     auto threads = [&](int gen) {
-        prefill(n);
+        seqs.prefill(n);
         double cpu = 0;
         const double wall = on_threads(
             n,
             [&](int i) {
-                float *l = logits[static_cast<size_t>(i)].data();
-                for (int k = 0; k < gen; ++k) {
-                    const int32_t token = llm::argmax(l, c.vocab_size);
-                    llm::DecodeRequest r;
-                    r.transformer = seqs[static_cast<size_t>(i)].get();
-                    r.tokens = &token;
-                    r.n = 1;
-                    r.pos0 = o.prompt + k;
-                    r.logits = l;
-                    scheduler.forward(r);
-                }
+                for (int k = 0; k < gen; ++k)
+                    seqs.step(scheduler, i, o.prompt + k);
             },
             &cpu);
         const double tokens = static_cast<double>(n) * gen;
         return Speed{tokens / wall, tokens / cpu};
     };
-    alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
-    explicit_batch(std::min(o.gen, 2));
+    seqs.decode_alone(std::min(o.gen, 2)); // warm-up: pages in the scratch, wakes the clocks
+    seqs.decode_together(std::min(o.gen, 2));
     threads(std::min(o.gen, 2));
-    std::vector<double> one, batch, thr, one_cpu, batch_cpu, thr_cpu;
+    Speeds alone_runs, batch_runs, thread_runs;
     for (int r = 0; r < o.repeat; ++r) {
-        const Speed a = alone(o.gen), b = explicit_batch(o.gen), t = threads(o.gen);
-        one.push_back(a.wall);
-        one_cpu.push_back(a.cpu);
-        batch.push_back(b.wall);
-        batch_cpu.push_back(b.cpu);
-        thr.push_back(t.wall);
-        thr_cpu.push_back(t.cpu);
+        alone_runs.add(seqs.decode_alone(o.gen));
+        batch_runs.add(seqs.decode_together(o.gen));
+        thread_runs.add(threads(o.gen));
     }
-    const double s1 = median(one), sb = median(batch), st = median(thr);
-    const char *simd = llm::simd_level_name(llm::kernel_table().level);
+    const Speed one = alone_runs.medians(), batch = batch_runs.medians(),
+                thr = thread_runs.medians();
+    const double s1 = one.wall, sb = batch.wall, st = thr.wall;
     if (o.json) {
-        std::printf("{\"model\": \"%s\", \"weight_type\": \"%s\", \"kv_type\": \"%s\", "
-                    "\"simd\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, "
-                    "\"gen_tokens\": %d, \"repeat\": %d, \"decode_tok_s\": %.3f, "
-                    "\"parallel\": %d, \"mode\": \"threads\", \"aggregate_decode_tok_s\": %.3f, "
+        print_parallel_json_head(o, model, name, s1);
+        std::printf("\"mode\": \"threads\", \"aggregate_decode_tok_s\": %.3f, "
                     "\"per_sequence_decode_tok_s\": %.3f, "
                     "\"explicit_batch_aggregate_decode_tok_s\": %.3f, "
                     "\"decode_tok_per_cpu_s\": %.3f, \"aggregate_decode_tok_per_cpu_s\": %.3f, "
                     "\"explicit_batch_aggregate_decode_tok_per_cpu_s\": %.3f}\n",
-                    name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads,
-                    o.prompt, o.gen, o.repeat, s1, n, st, st / n, sb, median(one_cpu),
-                    median(thr_cpu), median(batch_cpu));
+                    st, st / n, sb, one.cpu, thr.cpu, batch.cpu);
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
     std::printf("weights      %s; KV cache %s; simd %s, %d threads per sequence\n",
-                type_name(model), o.kv_f16 ? "f16" : "f32", simd, o.threads);
+                type_name(model), o.kv_f16 ? "f16" : "f32",
+                llm::simd_level_name(llm::kernel_table().level), o.threads);
     std::printf("runs         %d x (prompt %d + gen %d tokens), medians\n", o.repeat, o.prompt,
                 o.gen);
     std::printf("alone        %.2f tok/s (one sequence decoded by itself)\n", s1);
     std::printf("explicit %-3d %.2f tok/s in all (%.2f x %d x alone), %.2f tok per CPU s\n", n, sb,
-                sb / (n * s1), n, median(batch_cpu));
+                sb / (n * s1), n, batch.cpu);
     std::printf("threads  %-3d %.2f tok/s in all (%.2f x %d x alone, %.2f x explicit), %.2f tok "
                 "per CPU s\n",
-                n, st, st / (n * s1), n, st / sb, median(thr_cpu));
+                n, st, st / (n * s1), n, st / sb, thr.cpu);
     const llm::DecodeScheduler::Stats stats = scheduler.stats();
     std::printf("             the scheduler gathered %.2f sequences per step on average\n",
                 static_cast<double>(stats.rows) /
@@ -740,19 +753,14 @@ int run_arrival(const Options &o, const llm::Model &model, const std::string &na
                 const std::vector<int32_t> &prompt) {
     const llm::ModelConfig &c = model.config;
     const int streams = std::max(1, o.parallel - 1);
-    const int32_t n_ctx = o.prompt + o.gen;
-    const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
-    std::vector<std::unique_ptr<llm::Transformer>> seqs;
-    for (int i = 0; i < streams; ++i)
-        seqs.push_back(std::make_unique<llm::Transformer>(model, n_ctx, o.threads, kv));
-    llm::Transformer arriving(model, o.arrive, o.threads, kv);
+    Sequences seqs(o, model, prompt, streams, o.threads);
+    llm::Transformer arriving(model, o.arrive, o.threads,
+                              o.kv_f16 ? llm::DType::F16 : llm::DType::F32);
     std::vector<int32_t> long_prompt(static_cast<size_t>(o.arrive));
     llm::Rng rng(o.seed + 1);
     for (int32_t &t : long_prompt)
         t = static_cast<int32_t>(rng.next_u32() % static_cast<uint32_t>(c.vocab_size));
-    const size_t vocab = static_cast<size_t>(c.vocab_size);
-    std::vector<std::vector<float>> logits(static_cast<size_t>(streams) + 1,
-                                           std::vector<float>(vocab));
+    std::vector<float> arriving_logits(static_cast<size_t>(c.vocab_size));
     struct Mode {
         const char *name;
         bool enabled, chunked;
@@ -769,9 +777,7 @@ int run_arrival(const Options &o, const llm::Model &model, const std::string &na
                 "p99", "max", "before p50");
     for (const Mode &mode : modes) {
         llm::DecodeScheduler scheduler(mode.enabled, mode.chunked);
-        for (int i = 0; i < streams; ++i)
-            seqs[static_cast<size_t>(i)]->forward(prompt.data(), o.prompt, 0,
-                                                  logits[static_cast<size_t>(i)].data(), nullptr);
+        seqs.prefill(streams);
         std::atomic<bool> stop{false};
         std::atomic<int> warm{0};
         std::vector<std::vector<double>> stamps(static_cast<size_t>(streams));
@@ -779,16 +785,9 @@ int run_arrival(const Options &o, const llm::Model &model, const std::string &na
         std::vector<std::thread> threads;
         for (int i = 0; i < streams; ++i)
             threads.emplace_back([&, i] {
-                float *l = logits[static_cast<size_t>(i)].data();
                 for (int k = 0; !stop.load(); ++k) {
-                    const int32_t token = llm::argmax(l, c.vocab_size);
-                    llm::DecodeRequest r;
-                    r.transformer = seqs[static_cast<size_t>(i)].get();
-                    r.tokens = &token;
-                    r.n = 1;
-                    r.pos0 = o.prompt + k % o.gen; // wraps: the cache holds prompt + gen
-                    r.logits = l;
-                    scheduler.forward(r);
+                    // The position wraps: the cache holds prompt + gen.
+                    seqs.step(scheduler, i, o.prompt + k % o.gen);
                     stamps[static_cast<size_t>(i)].push_back(seconds_since(t0));
                     if (k == 4) ++warm;
                 }
@@ -800,7 +799,7 @@ int run_arrival(const Options &o, const llm::Model &model, const std::string &na
         big.transformer = &arriving;
         big.tokens = long_prompt.data();
         big.n = o.arrive;
-        big.logits = logits.back().data();
+        big.logits = arriving_logits.data();
         scheduler.forward(big);
         const double done = seconds_since(t0);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
