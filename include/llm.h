@@ -15,10 +15,13 @@
  *                    single-token decodes of llm_forward / llm_context_step /
  *                    llm_generate running at once on its contexts into shared
  *                    steps (one pass over the weights for all), and feeds a
- *                    long prompt in chunks between them, with results
- *                    bit-identical to each context decoding alone. No lock to
- *                    manage: a lone call runs at once. LLM_AUTO_BATCH=0
- *                    in the environment at model load turns this off.
+ *                    long prompt in chunks between them. Each context's
+ *                    results agree with decoding alone within float rounding,
+ *                    as a prompt's do (since 1.5; bit-identical before, and
+ *                    with LLM_BATCH_EXACT=1 in the environment at model
+ *                    load). No lock to manage: a lone call runs at once.
+ *                    LLM_AUTO_BATCH=0 in the environment at model load turns
+ *                    this off.
  *   llm_sampler      turns logits into a token: temperature, top-k, top-p,
  *                    min-p, repetition penalty and a seeded RNG.
  *   llm_detokenizer  turns a stream of token ids into UTF-8 text that never
@@ -662,10 +665,12 @@ LLM_API llm_status llm_generate(llm_context *ctx, llm_sampler *sampler, const ll
 /* One decoding step of several contexts on one model at once: context i gets
  * tokens[i] appended, as llm_forward with that one token, and its logits set.
  * The n tokens go through each layer together: each weight is read from
- * memory once per step for all of them instead of once per context, while
- * the arithmetic per token stays that of a lone decode (the results are
- * llm_forward's with the one token, bit for bit). Each context keeps its own
- * cache, position and logits.
+ * memory once per step for all of them instead of once per context. The
+ * results are llm_forward's with the one token within float rounding, as a
+ * prompt's are (since 1.5: enough tokens go through the batch kernels);
+ * with LLM_BATCH_EXACT=1 in the environment at model load the arithmetic per
+ * token stays that of a lone decode, bit for bit (always so before 1.5).
+ * Each context keeps its own cache, position and logits.
  * Compute runs on ctxs[0]'s threads, on the calling thread's behalf; none of
  * the contexts may be used by another call meanwhile.
  * Checked before any work: n > 0, no NULL context, all on one model (else

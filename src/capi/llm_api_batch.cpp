@@ -62,7 +62,8 @@ void decode_checked(llm_context *const *ctxs, const llm_token *tokens, size_t n,
     }
     for (size_t i : index)
         ctxs[i]->has_logits = false;
-    llm::BatchDecoder::decode(seqs.data(), static_cast<int64_t>(seqs.size()));
+    llm::BatchDecoder::decode(seqs.data(), static_cast<int64_t>(seqs.size()),
+                              ctxs[0]->owner->scheduler->exact());
     for (size_t k = 0; k < seqs.size(); ++k) {
         llm_context *c = ctxs[index[k]];
         if (seqs[k].done) {

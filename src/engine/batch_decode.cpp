@@ -1,6 +1,8 @@
 #include "engine/batch_decode.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "common/error.h"
@@ -17,6 +19,11 @@ bool cancelled(const BatchSeq &s) {
 }
 
 } // namespace
+
+bool batch_exact_from_env() {
+    const char *v = std::getenv("LLM_BATCH_EXACT");
+    return v && std::strcmp(v, "1") == 0;
+}
 
 // Row t's query heads against sequence t's cache, at its own position. The
 // jobs are (row, block of heads): with fewer rows than threads, each row's
@@ -47,7 +54,7 @@ void Transformer::attention_rows(int32_t layer, int64_t n) {
     });
 }
 
-void BatchDecoder::decode(BatchSeq *seqs, int64_t n) {
+void BatchDecoder::decode(BatchSeq *seqs, int64_t n, bool exact) {
     if (n <= 0) return;
     Transformer &lead = *seqs[0].transformer;
     const ModelConfig &cfg = lead.cfg_;
@@ -87,8 +94,10 @@ void BatchDecoder::decode(BatchSeq *seqs, int64_t n) {
         ~Restore() {
             t.row_pos_ = nullptr;
             t.row_cache_ = nullptr;
+            t.exact_rows_ = false;
         }
     } restore{lead};
+    lead.exact_rows_ = exact;
 
     const size_t tables = lead.rope_thetas_.size();
     const float *divisors =
@@ -149,7 +158,7 @@ void BatchDecoder::decode(BatchSeq *seqs, int64_t n) {
             StageTimer timer(lead.profile_, ForwardProfile::Classifier,
                              static_cast<double>(classifier.bytes()));
             const MatmulOut out{&classifier, lead.row_logits_.data()};
-            matvec_tokens(&out, 1, lead.x_.data(), rows, pool);
+            lead.products(&out, 1, lead.x_.data(), rows);
         }
         for (int64_t r = 0; r < rows; ++r) {
             std::copy_n(&lead.row_logits_[static_cast<size_t>(r * vocab)], vocab, live[r]->logits);

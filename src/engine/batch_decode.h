@@ -22,6 +22,10 @@ struct BatchSeq {
     bool done = false;               // out: false if cancel was raised (nothing was kept)
 };
 
+// LLM_BATCH_EXACT=1 in the environment (read at each call): steps keep
+// each row's arithmetic that of a lone decode.
+bool batch_exact_from_env();
+
 class BatchDecoder {
   public:
     // Runs seqs[i].token at seqs[i].pos for every i < n. All transformers
@@ -32,7 +36,14 @@ class BatchDecoder {
     // raised (seen between layers) finishes with done = false and its
     // logits untouched; its cache may hold keys and values at its position,
     // which the next token there overwrites.
-    static void decode(BatchSeq *seqs, int64_t n);
+    //
+    // exact: every row's products are computed as a lone decode computes
+    // them (matvec_tokens), so its logits are that decode's, bit for bit.
+    // Otherwise, a product with enough rows for the batch kernels to cost
+    // less (batch_step_min_tokens in kernels.h) goes through them, as a
+    // prompt's tokens do: the same within float rounding, not bit for bit.
+    static void decode(BatchSeq *seqs, int64_t n, bool exact);
+    static void decode(BatchSeq *seqs, int64_t n) { decode(seqs, n, batch_exact_from_env()); }
 };
 
 } // namespace llm

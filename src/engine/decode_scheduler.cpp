@@ -137,7 +137,7 @@ void DecodeScheduler::run_step(std::unique_lock<std::mutex> &lock, const DecodeR
             s.cancel = rows[i]->cancel;
         }
         try {
-            BatchDecoder::decode(seqs.data(), static_cast<int64_t>(seqs.size()));
+            BatchDecoder::decode(seqs.data(), static_cast<int64_t>(seqs.size()), exact_);
         } catch (...) {
             rows_error = std::current_exception();
         }

@@ -1,8 +1,9 @@
 // Gathers the forward passes that many threads run at once on contexts of one
 // model into shared steps: their single-token decodes go through the layers
 // together (BatchDecoder: one pass over the weights for all of them, results
-// bit for bit those of each alone), and a long prompt goes in chunks, one per
-// step, so the streams decoding beside it keep getting tokens.
+// those of each alone within float rounding, bit for bit when exact()), and
+// a long prompt goes in chunks, one per step, so the streams decoding beside
+// it keep getting tokens.
 //
 // There is no scheduler thread. A caller whose model has no step running
 // runs one (alone: the plain single-sequence path, at no extra cost);
@@ -27,6 +28,8 @@
 #include <exception>
 #include <mutex>
 #include <vector>
+
+#include "engine/batch_decode.h"
 
 namespace llm {
 
@@ -69,6 +72,9 @@ class DecodeScheduler {
     int64_t forward(DecodeRequest &request);
 
     bool enabled() const { return enabled_; }
+    // LLM_BATCH_EXACT=1 in the environment at construction: shared steps
+    // keep each row's lone-decode arithmetic (BatchDecoder::decode's exact).
+    bool exact() const { return exact_; }
 
     // Counts since construction: steps run, single-token decodes they held
     // (rows / steps is how many sequences a step gathered on average), and
@@ -92,6 +98,7 @@ class DecodeScheduler {
 
     const bool enabled_;
     const bool chunked_ = true;
+    const bool exact_ = batch_exact_from_env();
     std::mutex mutex_;
     // Requests not yet finished, in arrival order (the leader's own
     // included while it runs: a prompt stays here between its chunks).

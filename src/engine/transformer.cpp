@@ -116,14 +116,31 @@ void Transformer::ensure_batch(int64_t n) {
     batch_cap_ = n;
 }
 
-// The tokens of one sequence go through the batch kernels; a step of
-// several sequences' tokens through the decode kernels, each row computed
-// as that sequence decoding alone would (matvec_tokens).
+// The tokens of one sequence go through the batch kernels. A step of
+// several sequences' tokens does too for each matrix where it has enough
+// rows for them to cost less (batch_step_min_tokens); the other matrices,
+// and all of them in an exact step, go through the decode kernels, each row
+// computed as that sequence decoding alone would (matvec_tokens).
 void Transformer::products(const MatmulOut *outs, int count, const float *x, int64_t n) {
-    if (row_pos_)
-        matvec_tokens(outs, count, x, n, pool_.get());
-    else
+    if (!row_pos_) {
         matmul_group(outs, count, x, n, pool_.get());
+        return;
+    }
+    if (exact_rows_) {
+        matvec_tokens(outs, count, x, n, pool_.get());
+        return;
+    }
+    constexpr int kMaxOuts = 4; // q, k, v: the largest group
+    if (count > kMaxOuts) fail(LLM_ERR_INTERNAL, "products: ", count, " matrices");
+    MatmulOut batch[kMaxOuts], rows[kMaxOuts];
+    int n_batch = 0, n_rows = 0;
+    for (int i = 0; i < count; ++i)
+        if (n >= batch_step_min_tokens(*outs[i].w))
+            batch[n_batch++] = outs[i];
+        else
+            rows[n_rows++] = outs[i];
+    if (n_batch) matmul_group(batch, n_batch, x, n, pool_.get());
+    if (n_rows) matvec_tokens(rows, n_rows, x, n, pool_.get());
 }
 
 // x += Wo · attention(rmsnorm(x)) for every token of the batch (with

@@ -98,6 +98,8 @@ class Transformer {
     // row_cache_[t]. row_scores_ is attention_rows' [thread][head][n_ctx].
     const int32_t *row_pos_ = nullptr;
     KVCache *const *row_cache_ = nullptr;
+    // Such a step keeps each row's lone-decode arithmetic (BatchDecoder's exact).
+    bool exact_rows_ = false;
     std::vector<float> row_scores_, row_logits_;
     float *hidden_ = nullptr;
 };

@@ -220,6 +220,9 @@ bool fill_avx2vnni_kernels(KernelTable &t);
 bool fill_avx512_kernels(KernelTable &t);
 bool fill_avx512vnni_kernels(KernelTable &t);
 bool fill_amx_kernels(KernelTable &t);
+// The AMX-INT8 entries (kernels_amx_q8.cpp), which fill_amx_kernels adds
+// where the CPU has AMX-INT8.
+bool fill_amx_int8_kernels(KernelTable &t);
 bool fill_neon_kernels(KernelTable &t);
 bool fill_neondot_kernels(KernelTable &t);
 

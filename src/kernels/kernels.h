@@ -40,6 +40,15 @@ void matmul_group(const MatmulOut *outs, int count, const float *x, int64_t n_to
 void matvec_tokens(const MatmulOut *outs, int count, const float *x, int64_t n_tokens,
                    ThreadPool *pool);
 
+// The fewest tokens of a decode step of several sequences for which its
+// products with `w` cost less through matmul_group's batch kernels than
+// through matvec_tokens (then computed as a prompt's, not as a lone decode's,
+// within float rounding of it). A fixed rule per weight type's batch path
+// and SIMD level, measured, never timed at run time: the numbers must not
+// depend on timing. kNeverBatchKernels where they never win.
+constexpr int64_t kNeverBatchKernels = INT64_MAX;
+int64_t batch_step_min_tokens(const Matrix &w);
+
 // out = row `index` of `m`, widened to fp32 (embedding lookup).
 void matrix_row_f32(const Matrix &m, int64_t index, float *out);
 

@@ -15,7 +15,7 @@
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512F__) &&                      \
     defined(__AVX512BW__) && defined(__linux__)
-#include "kernels/avx512_intrinsics.h"
+#include "kernels/amx_tiles.h"
 
 #include <cstring>
 
@@ -38,15 +38,6 @@ constexpr int64_t kBlockElems = kTile * kTileK;
 constexpr int64_t kRowBlock = kAmxRowBlock;
 constexpr int64_t kKBlock = 1024;
 
-// The LDTILECFG operand (palette 1).
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t colsb[16] = {};
-    uint8_t rows[16] = {};
-};
-
 // Tiles: 0-3 accumulators C[a][b] (weight tile a, token tile b), 4-5 weight
 // tiles, 6-7 activation tiles. All 16 x 64 bytes.
 void configure_tiles() {
@@ -56,34 +47,6 @@ void configure_tiles() {
         cfg.rows[i] = kTile;
     }
     _tile_loadconfig(&cfg);
-}
-
-// In-place transpose of a 16 x 16 matrix of 32-bit values, one row per
-// register: 32-bit, then 64-bit interleaves within 128-bit lanes, then two
-// rounds of lane shuffles.
-inline void transpose16(__m512i r[16]) {
-    __m512i t[16], u[16];
-    for (int i = 0; i < 8; ++i) {
-        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    // u[4i + j], lane l: column 4l + j of rows 4i .. 4i + 3.
-    for (int i = 0; i < 4; ++i) {
-        u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-    }
-    for (int j = 0; j < 4; ++j) {
-        const __m512i s0 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x88);
-        const __m512i s1 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xdd);
-        const __m512i s2 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x88);
-        const __m512i s3 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xdd);
-        r[j] = _mm512_shuffle_i32x4(s0, s2, 0x88);
-        r[8 + j] = _mm512_shuffle_i32x4(s0, s2, 0xdd);
-        r[4 + j] = _mm512_shuffle_i32x4(s1, s3, 0x88);
-        r[12 + j] = _mm512_shuffle_i32x4(s1, s3, 0xdd);
-    }
 }
 
 // Part `part` (0 hi, 1 mid, 2 lo) of 32 floats as 32 bf16 in k order: the
@@ -249,6 +212,7 @@ bool fill_amx_kernels(KernelTable &t) {
     t.level = SimdLevel::Amx;
     t.pack_act_bf16x3 = pack_act_bf16x3;
     t.gemm_bf16x3 = gemm_bf16x3;
+    fill_amx_int8_kernels(t);
     return true;
 }
 

@@ -1,9 +1,11 @@
 // Automatic batching: contexts of one model driven from many threads at once
 // (llm_forward, llm_context_step, llm_generate) are gathered into shared
-// steps by the model's scheduler. Every context must get exactly what it gets
-// alone: the same tokens and the same logits, bit for bit, with threads
-// joining and leaving mid-stream, long prompts arriving meanwhile (processed
-// in chunks between the others' steps) and cancels. The "auto batch: 16
+// steps by the model's scheduler. Every context must get what it gets alone,
+// with threads joining and leaving mid-stream, long prompts arriving
+// meanwhile (processed in chunks between the others' steps) and cancels:
+// the same tokens and logits within float rounding (steps of enough rows go
+// through the batch kernels), and bit for bit on a model loaded with
+// LLM_BATCH_EXACT=1. The "auto batch: 16
 // threads" case also runs under ThreadSanitizer (tests/tsan/run_tsan.sh).
 //
 // Catch2's assertions are not thread-safe: worker threads only record, the
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -42,6 +45,9 @@ struct Trace {
     std::string error;
     std::vector<llm_token> tokens;
     std::vector<uint64_t> digests;
+    // Per digest: the best logit's lead over the second, relative to the
+    // largest logit's size (a near-tie may go either way within rounding).
+    std::vector<float> margins;
     std::vector<float> last_logits;
     int32_t position = -1;
 };
@@ -56,6 +62,27 @@ uint64_t digest(const float *l, size_t n) {
 
 llm_token argmax(const float *l, int32_t n) {
     return static_cast<llm_token>(std::max_element(l, l + n) - l);
+}
+
+float relative_margin(const float *l, int32_t n) {
+    float a = -INFINITY, b = -INFINITY, scale = 1.0f;
+    for (int32_t i = 0; i < n; ++i) {
+        scale = std::max(scale, std::fabs(l[i]));
+        if (l[i] > a) {
+            b = a;
+            a = l[i];
+        } else if (l[i] > b) {
+            b = l[i];
+        }
+    }
+    return (a - b) / scale;
+}
+
+float max_abs(const std::vector<float> &v) {
+    float m = 1.0f;
+    for (float x : v)
+        m = std::max(m, std::fabs(x));
+    return m;
 }
 
 // Runs `job` on a fresh context. With `progress`, first waits for it to reach
@@ -117,6 +144,7 @@ Trace run_job(const llm_model *m, const Job &job, std::atomic<int> *progress, in
             if (s != LLM_OK) break;
             l = llm_context_logits(ctx);
             t.digests.push_back(digest(l, static_cast<size_t>(vocab)));
+            t.margins.push_back(relative_margin(l, vocab));
             made(tok);
         }
     }
@@ -146,13 +174,20 @@ std::vector<Trace> run_together(const llm_model *m, const std::vector<Job> &jobs
     return traces;
 }
 
-// A model loaded with gathering off (LLM_AUTO_BATCH=0): the reference, each
-// context decoding alone as before the scheduler.
-ModelPtr load_unbatched(const std::string &path, const char *tokenizer) {
-    setenv("LLM_AUTO_BATCH", "0", 1);
-    ModelPtr m = load_model(path, tokenizer);
-    unsetenv("LLM_AUTO_BATCH");
+// A model loaded with `name`=`value` in the environment: LLM_AUTO_BATCH=0,
+// gathering off (the reference, each context decoding alone as before the
+// scheduler), or LLM_BATCH_EXACT=1 (steps bit-identical to decoding alone).
+template <typename Load> ModelPtr load_with_env(const char *name, const char *value, Load load) {
+    setenv(name, value, 1);
+    ModelPtr m = load();
+    unsetenv(name);
     return m;
+}
+ModelPtr load_unbatched(const std::string &path, const char *tokenizer) {
+    return load_with_env("LLM_AUTO_BATCH", "0", [&] { return load_model(path, tokenizer); });
+}
+ModelPtr load_exact(const std::string &path, const char *tokenizer) {
+    return load_with_env("LLM_BATCH_EXACT", "1", [&] { return load_model(path, tokenizer); });
 }
 
 std::vector<llm_token> long_prompt(const llm_model *m, size_t at_least) {
@@ -184,23 +219,42 @@ std::vector<Job> mixed_jobs(const llm_model *m, int n) {
     return jobs;
 }
 
-void check_same(const std::vector<Trace> &got, const std::vector<Trace> &ref) {
+// exact: the same bits. Otherwise the same greedy tokens up to the lone
+// run's first near-tie (after it the runs may part), and when there was
+// none, the last logits within 1e-4 of the largest one's size.
+void check_same(const std::vector<Trace> &got, const std::vector<Trace> &ref, bool exact) {
     REQUIRE(got.size() == ref.size());
     for (size_t i = 0; i < ref.size(); ++i) {
-        INFO("job " << i << ": " << got[i].error);
+        INFO("job " << i << ": " << got[i].error << (exact ? " (exact)" : " (batch kernels)"));
         REQUIRE(ref[i].status == LLM_OK);
         CHECK(got[i].status == LLM_OK);
-        CHECK(got[i].tokens == ref[i].tokens);
-        CHECK(got[i].digests == ref[i].digests);
         CHECK(got[i].position == ref[i].position);
         REQUIRE(got[i].last_logits.size() == ref[i].last_logits.size());
-        CHECK(max_abs_diff(got[i].last_logits.data(), ref[i].last_logits.data(),
-                           ref[i].last_logits.size()) == 0.0f);
+        const float diff = max_abs_diff(got[i].last_logits.data(), ref[i].last_logits.data(),
+                                        ref[i].last_logits.size());
+        if (exact) {
+            CHECK(got[i].tokens == ref[i].tokens);
+            CHECK(got[i].digests == ref[i].digests);
+            CHECK(diff == 0.0f);
+            continue;
+        }
+        // Token k + 1 is picked from the logits after token k.
+        size_t clear = ref[i].tokens.size();
+        for (size_t k = 0; k < ref[i].margins.size(); ++k)
+            if (ref[i].margins[k] <= 2e-4f) {
+                clear = std::min(clear, k + 1);
+                break;
+            }
+        REQUIRE(got[i].tokens.size() == ref[i].tokens.size());
+        CHECK(std::equal(ref[i].tokens.begin(), ref[i].tokens.begin() + clear,
+                         got[i].tokens.begin()));
+        if (clear == ref[i].tokens.size()) CHECK(diff <= 1e-4f * max_abs(ref[i].last_logits));
     }
 }
 
 void check_model(const std::string &path, const char *tokenizer, int n_jobs) {
     ModelPtr reference = load_unbatched(path, tokenizer);
+    ModelPtr exact = load_exact(path, tokenizer);
     ModelPtr model = load_model(path, tokenizer);
     const auto jobs = mixed_jobs(model.get(), n_jobs);
     std::vector<Trace> alone;
@@ -208,7 +262,8 @@ void check_model(const std::string &path, const char *tokenizer, int n_jobs) {
         alone.push_back(run_job(reference.get(), j, nullptr));
     for (int round = 0; round < 2; ++round) {
         INFO("round " << round);
-        check_same(run_together(model.get(), jobs), alone);
+        check_same(run_together(exact.get(), jobs), alone, true);
+        check_same(run_together(model.get(), jobs), alone, false);
     }
 }
 
@@ -225,7 +280,7 @@ TEST_CASE("auto batch: 8 threads on qwen2-tiny give each context's lone results"
 
 TEST_CASE("auto batch: one context cancelled mid-stream, the others unaffected",
           "[auto_batch][cancel]") {
-    auto model = load_stories260k();
+    auto model = load_with_env("LLM_BATCH_EXACT", "1", [] { return load_stories260k(); });
     const auto jobs = mixed_jobs(model.get(), 6);
     std::vector<Trace> alone;
     for (const Job &j : jobs)
@@ -244,7 +299,7 @@ TEST_CASE("auto batch: one context cancelled mid-stream, the others unaffected",
         got.erase(got.begin() + victim);
         auto rest = alone;
         rest.erase(rest.begin() + victim);
-        check_same(got, rest);
+        check_same(got, rest, true);
     }
 }
 
@@ -272,7 +327,7 @@ TEST_CASE("auto batch: a bad token from one thread fails only that call", "[auto
     const auto got = run_together(model.get(), jobs);
     spoiler.join();
     CHECK(bad == 100);
-    check_same(got, alone);
+    check_same(got, alone, false);
 }
 
 TEST_CASE("auto batch: streams keep decoding while a long prompt is prefilled", "[auto_batch]") {
@@ -342,5 +397,5 @@ TEST_CASE("auto batch: 16 threads joining, leaving, cancelled", "[auto_batch][ts
     CHECK(got[5].tokens.size() == 4);
     got.erase(got.begin() + 5);
     alone.erase(alone.begin() + 5);
-    check_same(got, alone);
+    check_same(got, alone, false);
 }
