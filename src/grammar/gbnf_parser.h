@@ -12,6 +12,8 @@
 
 namespace llm::grammar {
 
+class MaskStore;
+
 struct CodeRange {
     uint32_t lo, hi; // inclusive code points
 };
@@ -35,6 +37,10 @@ struct Grammar {
     std::vector<CodeRange> ranges;
     std::vector<Rule> rules;
     uint32_t root = 0;
+    // Set by GrammarCache on the grammars it hands out: the masks of this
+    // grammar over the vocabulary it was cached for, shared by every sampler
+    // that uses it (MaskCache). Null: each sampler makes its own.
+    std::shared_ptr<MaskStore> shared_masks;
 
     bool chars_contain(const Elem &e, uint32_t cp) const;
 };

@@ -3,41 +3,22 @@
 namespace llm::grammar {
 
 void MaskCache::clear() {
-    entries_.clear();
-    steps_.clear();
+    own_.reset();
+    last_.reset();
 }
 
 const std::vector<uint64_t> &MaskCache::mask(const TokenTrie &trie, const GrammarMatcher &m,
                                              const MatchState &s, size_t &count) {
-    // Masks are keyed by interned sets: dropping the memo drops them too.
-    if (steps_.memory() > kMaxStepMemoBytes) clear();
-    const MatchState key = m.interned(s, steps_);
-    for (Entry &e : entries_)
-        if (e.set == key.set.get() && e.partial == key.partial && e.need == key.need &&
-            e.len == key.len) {
-            e.used = ++clock_;
-            count = e.count;
-            ++hits_;
-            return e.bits;
-        }
-    ++misses_;
-    Entry *slot;
-    if (entries_.size() < kMaxMasks) {
-        slot = &entries_.emplace_back();
-    } else {
-        slot = &entries_.front();
-        for (Entry &e : entries_)
-            if (e.used < slot->used) slot = &e;
+    MaskStore *store = m.grammar().shared_masks.get();
+    if (!store || !store->serves(trie)) {
+        if (!own_) own_ = std::make_shared<MaskStore>();
+        store = own_.get();
     }
-    slot->set = nullptr; // no match while its mask is made (it may throw)
-    slot->count = trie.mask_bits(m, key, slot->bits, &steps_);
-    slot->set = key.set.get();
-    slot->partial = key.partial;
-    slot->need = key.need;
-    slot->len = key.len;
-    slot->used = ++clock_;
-    count = slot->count;
-    return slot->bits;
+    bool hit = false;
+    last_ = store->mask(trie, m, s, hit);
+    ++(hit ? hits_ : misses_);
+    count = last_->count;
+    return last_->bits;
 }
 
 } // namespace llm::grammar
