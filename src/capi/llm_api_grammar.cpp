@@ -1,36 +1,31 @@
 // Structured output: a grammar (GBNF, or JSON Schema turned into GBNF) that
 // constrains what a sampler may pick.
 #include "capi/capi_internal.h"
-#include "grammar/gbnf_parser.h"
-#include "grammar/json_schema_gbnf.h"
+#include "grammar/grammar_cache.h"
 #include "grammar/token_trie.h"
 
 using namespace llm::capi;
 
 namespace {
 
-// The token trie for model; the sampler's current one is kept when the model
-// gives the same token texts (re-setting a grammar is then cheap).
+// The token trie for model, shared through the grammar cache (the sampler's
+// current one is adopted when the model gives the same token texts).
 std::shared_ptr<const llm::grammar::TokenTrie> trie_for(const llm_sampler *sampler,
                                                         const llm::Model &m) {
     const int32_t n_vocab = m.config.vocab_size;
     if (n_vocab <= 0) llm::fail(LLM_ERR_INVALID_ARGUMENT, "the model has no vocabulary");
-    std::vector<std::string> bytes =
+    const std::vector<std::string> bytes =
         llm::grammar::TokenTrie::token_bytes(*m.tokenizer, n_vocab, m.eog_tokens);
-    if (const auto *old = sampler->sampler.trie())
-        if (old->all_bytes() == bytes) {
-            std::vector<int32_t> eog = m.eog_tokens;
-            std::sort(eog.begin(), eog.end());
-            eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
-            if (eog == old->eog()) return sampler->sampler.shared_trie();
-        }
-    return std::make_shared<llm::grammar::TokenTrie>(bytes, m.eog_tokens);
+    return llm::grammar::GrammarCache::global().trie(bytes, m.eog_tokens,
+                                                     sampler->sampler.shared_trie());
 }
 
-llm_status set_gbnf(llm_sampler *sampler, const llm_model *model, const std::string &gbnf,
-                    const char *root) {
-    auto g = llm::grammar::parse_gbnf(gbnf, root ? root : "root");
+// Compiled grammars (and their masks) come from the process-wide cache: a
+// grammar asked for again, by another sampler too, starts warm.
+template <typename Compile>
+llm_status set_cached(llm_sampler *sampler, const llm_model *model, Compile compile) {
     auto trie = trie_for(sampler, *model->model);
+    auto g = compile(llm::grammar::GrammarCache::global(), trie);
     sampler->sampler.set_grammar(std::move(g), std::move(trie));
     return LLM_OK;
 }
@@ -43,7 +38,11 @@ llm_status llm_sampler_set_grammar(llm_sampler *sampler, const llm_model *model,
                                    const char *root_rule) {
     if (!sampler || !model || !gbnf)
         return invalid("llm_sampler_set_grammar: sampler, model and gbnf must not be NULL");
-    return guarded([&] { return set_gbnf(sampler, model, gbnf, root_rule); });
+    return guarded([&] {
+        return set_cached(sampler, model, [&](auto &cache, const auto &trie) {
+            return cache.gbnf(trie, gbnf, root_rule ? root_rule : "root");
+        });
+    });
 }
 
 llm_status llm_sampler_set_json_schema(llm_sampler *sampler, const llm_model *model,
@@ -51,8 +50,11 @@ llm_status llm_sampler_set_json_schema(llm_sampler *sampler, const llm_model *mo
     if (!sampler || !model || !schema_json)
         return invalid("llm_sampler_set_json_schema: sampler, model and schema_json must not be "
                        "NULL");
-    return guarded(
-        [&] { return set_gbnf(sampler, model, llm::json_schema_to_gbnf(schema_json), "root"); });
+    return guarded([&] {
+        return set_cached(sampler, model, [&](auto &cache, const auto &trie) {
+            return cache.json_schema(trie, schema_json);
+        });
+    });
 }
 
 llm_status llm_sampler_clear_grammar(llm_sampler *sampler) {
