@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "common/error.h"
 #include "engine/decode_scheduler.h"
 #include "engine/transformer.h"
+#include "grammar/grammar_cache.h"
+#include "grammar/token_trie.h"
 #include "sampler/sampler.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8_stream.h"
@@ -26,6 +29,12 @@ struct llm_model {
     // (llm_forward, hence llm_context_step and llm_generate) into batched
     // steps.
     std::unique_ptr<llm::DecodeScheduler> scheduler = std::make_unique<llm::DecodeScheduler>();
+    // The grammars of llm_sampler_set_grammar / _set_json_schema on this
+    // model, and its token trie (made at the first of them), shared by all
+    // its samplers and freed with the model (a sampler keeps what it uses).
+    mutable llm::grammar::GrammarCache grammars;
+    mutable std::mutex trie_mutex;
+    mutable std::shared_ptr<const llm::grammar::TokenTrie> trie;
 };
 
 struct llm_detokenizer {

@@ -8,24 +8,28 @@ using namespace llm::capi;
 
 namespace {
 
-// The token trie for model, shared through the grammar cache (the sampler's
-// current one is adopted when the model gives the same token texts).
+// The model's token trie, made once (the token texts take a few ms to
+// gather on a 150k vocabulary) and shared by its samplers.
 std::shared_ptr<const llm::grammar::TokenTrie> trie_for(const llm_sampler *sampler,
-                                                        const llm::Model &m) {
-    const int32_t n_vocab = m.config.vocab_size;
-    if (n_vocab <= 0) llm::fail(LLM_ERR_INVALID_ARGUMENT, "the model has no vocabulary");
-    const std::vector<std::string> bytes =
-        llm::grammar::TokenTrie::token_bytes(*m.tokenizer, n_vocab, m.eog_tokens);
-    return llm::grammar::GrammarCache::global().trie(bytes, m.eog_tokens,
-                                                     sampler->sampler.shared_trie());
+                                                        const llm_model *model) {
+    std::lock_guard<std::mutex> lock(model->trie_mutex);
+    if (!model->trie) {
+        const llm::Model &m = *model->model;
+        const int32_t n_vocab = m.config.vocab_size;
+        if (n_vocab <= 0) llm::fail(LLM_ERR_INVALID_ARGUMENT, "the model has no vocabulary");
+        const std::vector<std::string> bytes =
+            llm::grammar::TokenTrie::token_bytes(*m.tokenizer, n_vocab, m.eog_tokens);
+        model->trie = model->grammars.trie(bytes, m.eog_tokens, sampler->sampler.shared_trie());
+    }
+    return model->trie;
 }
 
-// Compiled grammars (and their masks) come from the process-wide cache: a
+// Compiled grammars (and their masks) come from the model's cache: a
 // grammar asked for again, by another sampler too, starts warm.
 template <typename Compile>
 llm_status set_cached(llm_sampler *sampler, const llm_model *model, Compile compile) {
-    auto trie = trie_for(sampler, *model->model);
-    auto g = compile(llm::grammar::GrammarCache::global(), trie);
+    auto trie = trie_for(sampler, model);
+    auto g = compile(model->grammars, trie);
     sampler->sampler.set_grammar(std::move(g), std::move(trie));
     return LLM_OK;
 }

@@ -29,11 +29,6 @@ size_t grammar_bytes(const Grammar &g) {
 
 } // namespace
 
-GrammarCache &GrammarCache::global() {
-    static GrammarCache cache;
-    return cache;
-}
-
 std::shared_ptr<const TokenTrie> GrammarCache::trie(const std::vector<std::string> &bytes,
                                                     const std::vector<int32_t> &eog,
                                                     const std::shared_ptr<const TokenTrie> &hint) {

@@ -4,9 +4,8 @@
 // token trie and masks (Grammar::shared_masks) instead of starting over, so
 // its first sentence costs what later ones do.
 //
-// Process-wide (the vocabulary is recognised by its token texts, so models
-// with the same tokens share it), thread-safe, bounded, least recently used
-// dropped first:
+// One per model (llm_model holds it; the vocabulary is recognised by its
+// token texts), thread-safe, bounded, least recently used dropped first:
 //   - at most kMaxVocabularies tries (a trie dropped takes its grammars);
 //   - at most kMaxGrammars grammars, whose keys, compiled rules and masks
 //     take at most kMaxBytes when a grammar is asked for (a store in use
@@ -33,9 +32,6 @@ class GrammarCache {
     static constexpr size_t kMaxVocabularies = 2;
     static constexpr size_t kMaxGrammars = 32;
     static constexpr size_t kMaxBytes = size_t(64) << 20;
-
-    // The one the C API uses.
-    static GrammarCache &global();
 
     // The trie of these token texts (TokenTrie::token_bytes) and
     // end-of-generation ids: the one kept for them, else `hint` if it has

@@ -260,7 +260,7 @@ TEST_CASE("grammar shared cache: llm_sampler_set_json_schema shares and draws th
     REQUIRE(llm_sampler_new(&sp, &a) == LLM_OK);
     REQUIRE(llm_sampler_new(&sp, &b) == LLM_OK);
     REQUIRE(llm_sampler_new(&sp, &c) == LLM_OK);
-    GrammarCache::global().clear();
+    model->grammars.clear();
     REQUIRE(llm_sampler_set_json_schema(a, model, kStrings) == LLM_OK);
     REQUIRE(llm_sampler_set_json_schema(b, model, kStrings) == LLM_OK);
     CHECK(&a->sampler.matcher()->grammar() == &b->sampler.matcher()->grammar());
@@ -269,7 +269,7 @@ TEST_CASE("grammar shared cache: llm_sampler_set_json_schema shares and draws th
     const auto warm = generate(b);
     CHECK(warm == cold);
     CHECK(b->sampler.mask_cache().misses() == 0);
-    GrammarCache::global().clear();
+    model->grammars.clear();
     REQUIRE(llm_sampler_set_json_schema(c, model, kStrings) == LLM_OK);
     CHECK(&c->sampler.matcher()->grammar() != &a->sampler.matcher()->grammar());
     CHECK(generate(c) == cold);
