@@ -38,29 +38,62 @@ void optional_empty_string(const Json &model, const char *key, const Where &w) {
     if (v && !hf_json::as_string(*v, w / key).empty())
         fail(LLM_ERR_UNSUPPORTED, (w / key).str(), ": a non-empty value is not supported");
 }
+
+// model.vocab / model.merges of the JSON tree as BpeLists.
+void vocab_from_json(const Json &model, int64_t max_id, const Where &w, BpeLists &lists) {
+    const Json &vocab = hf_json::as_object(hf_json::require(model, "vocab", w), w / "vocab");
+    lists.vocab.reserve(vocab.size());
+    for (auto it = vocab.begin(); it != vocab.end(); ++it)
+        lists.add_token(it.key(), hf_json::as_int(it.value(), 0, max_id, w / "vocab" / it.key()));
+    lists.has_vocab = true;
+}
+
+void merges_from_json(const Json &model, const Where &w, BpeLists &lists) {
+    const Where mw = w / "merges";
+    const Json &merges = hf_json::as_array(hf_json::require(model, "merges", w), mw);
+    lists.merges.reserve(merges.size());
+    for (size_t i = 0; i < merges.size(); ++i) {
+        const Json &m = merges[i];
+        if (m.is_string()) { // "left right"
+            const std::string_view s = m.get_ref<const std::string &>();
+            const size_t space = s.find(' ');
+            if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos)
+                hf_json::bad(mw[i], "expected two tokens separated by one space");
+            lists.add_merge(s.substr(0, space), s.substr(space + 1));
+        } else if (m.is_array() && m.size() == 2) { // ["left", "right"]
+            lists.add_merge(hf_json::as_string(m[0], mw[i][0]), hf_json::as_string(m[1], mw[i][1]));
+        } else {
+            hf_json::bad(mw[i], "expected \"left right\" or [\"left\", \"right\"]");
+        }
+    }
+    lists.has_merges = true;
+}
 } // namespace
 
-BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
+BpeModel::BpeModel(const Json &model, BpeLists &&lists, int64_t max_id, const Where &w) {
     std::fill(std::begin(byte_ids_), std::end(byte_ids_), -1);
     std::fill(std::begin(fallback_ids_), std::end(fallback_ids_), -1);
 
-    const Json &vocab = hf_json::as_object(hf_json::require(model, "vocab", w), w / "vocab");
+    if (!lists.has_vocab) vocab_from_json(model, max_id, w, lists);
     int64_t largest = -1;
-    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-        int64_t id = hf_json::as_int(it.value(), 0, max_id, w / "vocab" / it.key());
-        largest = std::max(largest, id);
+    for (const BpeLists::Token &t : lists.vocab) {
+        if (t.id > max_id)
+            hf_json::bad(w / "vocab" / std::string(lists.text(t.begin, t.end)),
+                         "integer out of range [0, " + std::to_string(max_id) + "]");
+        largest = std::max(largest, t.id);
     }
     tokens_.resize(static_cast<size_t>(largest + 1));
     present_.assign(tokens_.size(), false);
-    for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-        size_t id = static_cast<size_t>(it.value().get<int64_t>());
+    for (const BpeLists::Token &t : lists.vocab) {
+        const size_t id = static_cast<size_t>(t.id);
+        const std::string_view text = lists.text(t.begin, t.end);
         if (present_[id])
             hf_json::bad(w / "vocab", "id " + std::to_string(id) + " is given to both '" +
-                                          tokens_[id] + "' and '" + it.key() + "'");
-        tokens_[id] = it.key();
+                                          tokens_[id] + "' and '" + std::string(text) + "'");
+        tokens_[id].assign(text);
         present_[id] = true;
     }
-    build_index(); // vocab keys are unique: no repeats
+    build_index(); // vocab keys are unique (a JSON object's): no repeats
 
     fuse_unk_ = hf_json::bool_or(model, "fuse_unk", false, w);
     byte_fallback_ = hf_json::bool_or(model, "byte_fallback", false, w);
@@ -78,32 +111,21 @@ BpeModel::BpeModel(const Json &model, int64_t max_id, const Where &w) {
     optional_empty_string(model, "continuing_subword_prefix", w);
     optional_empty_string(model, "end_of_word_suffix", w);
 
+    if (!lists.has_merges) merges_from_json(model, w, lists);
     const Where mw = w / "merges";
-    const Json &merges = hf_json::as_array(hf_json::require(model, "merges", w), mw);
-    if (merges.size() >= kNoRank) hf_json::bad(mw, "too many merges");
-    reserve_merges(merges.size());
-    std::string left, right;
-    for (size_t i = 0; i < merges.size(); ++i) {
-        const Json &m = merges[i];
-        if (m.is_string()) { // "left right"
-            const std::string &s = m.get_ref<const std::string &>();
-            size_t space = s.find(' ');
-            if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos)
-                hf_json::bad(mw[i], "expected two tokens separated by one space");
-            left.assign(s, 0, space);
-            right.assign(s, space + 1, std::string::npos);
-        } else if (m.is_array() && m.size() == 2) { // ["left", "right"]
-            left = hf_json::as_string(m[0], mw[i][0]);
-            right = hf_json::as_string(m[1], mw[i][1]);
-        } else {
-            hf_json::bad(mw[i], "expected \"left right\" or [\"left\", \"right\"]");
-        }
-        int32_t l = find(left), r = find(right), merged = find(left + right);
+    if (lists.merges.size() >= kNoRank) hf_json::bad(mw, "too many merges");
+    reserve_merges(lists.merges.size());
+    for (size_t i = 0; i < lists.merges.size(); ++i) {
+        const BpeLists::Merge &m = lists.merges[i];
+        const std::string_view left = lists.text(m.begin, m.split),
+                               right = lists.text(m.split, m.end),
+                               joined = lists.text(m.begin, m.end);
+        int32_t l = find(left), r = find(right), merged = find(joined);
         if (l < 0 || r < 0 || merged < 0)
             hf_json::bad(mw[i], "'" +
-                                    (l < 0   ? left
-                                     : r < 0 ? right
-                                             : left + right) +
+                                    std::string(l < 0   ? left
+                                                : r < 0 ? right
+                                                        : joined) +
                                     "' is not in the vocabulary");
         add_merge(l, r, static_cast<uint32_t>(i), merged);
     }
@@ -132,7 +154,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, const std::vector<std::strin
             fail(LLM_ERR_FORMAT, where, ": merge ", i, " '", m, "' is not two tokens");
         std::string_view left(m.data(), space), right(m.data() + space + 1, m.size() - space - 1);
         int32_t l = find(left), r = find(right);
-        int32_t merged = l < 0 || r < 0 ? -1 : find(std::string(left).append(right));
+        int32_t merged = l < 0 || r < 0 ? -1 : find_joined(left, right);
         if (merged < 0)
             fail(LLM_ERR_FORMAT, where, ": merge ", i, " '", m, "': '",
                  l < 0   ? std::string(left)
@@ -184,6 +206,21 @@ int32_t BpeModel::find(std::string_view token) const {
     for (size_t i = h & mask; index_[i].id >= 0; i = (i + 1) & mask)
         if (index_[i].hash == h && tokens_[static_cast<size_t>(index_[i].id)] == token)
             return index_[i].id;
+    return -1;
+}
+
+int32_t BpeModel::find_joined(std::string_view left, std::string_view right) const {
+    uint32_t h = string_hash(left);
+    for (char c : right)
+        h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+    const size_t mask = index_.size() - 1;
+    for (size_t i = h & mask; index_[i].id >= 0; i = (i + 1) & mask) {
+        if (index_[i].hash != h) continue;
+        const std::string &t = tokens_[static_cast<size_t>(index_[i].id)];
+        if (t.size() == left.size() + right.size() && t.compare(0, left.size(), left) == 0 &&
+            t.compare(left.size(), right.size(), right) == 0)
+            return index_[i].id;
+    }
     return -1;
 }
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer/bpe_lists.h"
 #include "tokenizer/hf_json.h"
 
 namespace llm {
@@ -19,7 +20,11 @@ namespace llm {
 class BpeModel {
   public:
     // Parses and validates the "model" object; `max_id` bounds every id.
-    BpeModel(const hf_json::Json &model, int64_t max_id, const hf_json::Where &where);
+    // The vocabulary and merges are taken from `lists` where it has them
+    // (read by read_tokenizer_json), else from the object (then put into
+    // `lists`, which the constructor uses up).
+    BpeModel(const hf_json::Json &model, BpeLists &&lists, int64_t max_id,
+             const hf_json::Where &where);
     // A vocabulary given as plain lists (GGUF's tokenizer.ggml.tokens and
     // .merges): token i has id i; merge i is "left right", split at the
     // first space after its first byte as llama.cpp does, and has rank i
@@ -38,6 +43,8 @@ class BpeModel {
         return id >= 0 && id < size() && present_[static_cast<size_t>(id)];
     }
     int32_t find(std::string_view token) const;
+    // find(left + right) without making the string.
+    int32_t find_joined(std::string_view left, std::string_view right) const;
 
     // Words will be raw bytes written in GPT-2's byte-level alphabet (the
     // ByteLevel pre-tokenizer): byte b starts as the token of its character.

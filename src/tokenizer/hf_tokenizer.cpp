@@ -13,6 +13,7 @@
 #include "tokenizer/hf_normalizer.h"
 #include "tokenizer/hf_post_processor.h"
 #include "tokenizer/hf_pretokenizer.h"
+#include "tokenizer/tokenizer_json_reader.h"
 
 namespace llm {
 
@@ -63,7 +64,7 @@ std::string config_token(const Json &config, const char *key, const Where &w) {
 
 class HfTokenizer final : public Tokenizer {
   public:
-    HfTokenizer(const Json &root, const Json *config, const Where &w, const Where &cw);
+    HfTokenizer(TokenizerJson file, const Json *config, const Where &w, const Where &cw);
 
     int32_t vocab_size() const override { return vocab_size_; }
     std::vector<int32_t> encode(std::string_view text, bool add_special,
@@ -112,34 +113,39 @@ const Json &require_model(const Json &root, const Where &w) {
     return hf_json::as_object(*model, w / "model");
 }
 
-int64_t max_id_for(const Json &root, const Where &w) {
-    const Json &model = require_model(root, w);
+int64_t max_id_for(const TokenizerJson &file, const Where &w) {
+    const Json &model = require_model(file.root, w);
     const Json *vocab = hf_json::member(model, "vocab");
-    const Json *added = hf_json::member(root, "added_tokens");
-    int64_t entries = (vocab ? static_cast<int64_t>(vocab->size()) : 0) +
+    const Json *added = hf_json::member(file.root, "added_tokens");
+    int64_t entries = (file.lists.has_vocab ? static_cast<int64_t>(file.lists.vocab.size())
+                       : vocab              ? static_cast<int64_t>(vocab->size())
+                                            : 0) +
                       (added ? static_cast<int64_t>(added->size()) : 0);
     return entries + kMaxIdGap - 1;
 }
 
-const Json &bpe_model(const Json &root, const Where &w) {
-    const Json &model = require_model(root, w);
+const Json &bpe_model(const TokenizerJson &file, const Where &w) {
+    const Json &model = require_model(file.root, w);
     const Json *type = hf_json::member(model, "type");
     std::string name = type ? hf_json::as_string(*type, w / "model" / "type") : "";
-    if (name.empty() && hf_json::member(model, "merges")) name = "BPE"; // old files omit it
+    if (name.empty() && (file.lists.has_merges || hf_json::member(model, "merges")))
+        name = "BPE"; // old files omit it
     if (name != "BPE")
         fail(LLM_ERR_UNSUPPORTED, (w / "model" / "type").str(), ": tokenizer model '",
              name.empty() ? "(none)" : name, "' is not supported (BPE is)");
     return model;
 }
 
-HfTokenizer::HfTokenizer(const Json &root, const Json *config, const Where &w, const Where &cw)
-    : model_(bpe_model(root, w), max_id_for(root, w), w / "model"),
-      normalizer_(hf_json::member(root, "normalizer"), w / "normalizer"),
-      pre_tokenizer_(hf_json::member(root, "pre_tokenizer"), w / "pre_tokenizer"),
-      decoder_(hf_json::member(root, "decoder"), w / "decoder") {
+HfTokenizer::HfTokenizer(TokenizerJson file, const Json *config, const Where &w, const Where &cw)
+    : model_(bpe_model(file, w), std::move(file.lists), max_id_for(file, w), w / "model"),
+      normalizer_(hf_json::member(file.root, "normalizer"), w / "normalizer"),
+      pre_tokenizer_(hf_json::member(file.root, "pre_tokenizer"), w / "pre_tokenizer"),
+      decoder_(hf_json::member(file.root, "decoder"), w / "decoder") {
+    const Json &root = file.root;
+    const int64_t max_id = max_id_for(file, w);
     if (pre_tokenizer_.byte_level()) model_.use_byte_level_alphabet();
 
-    std::vector<AddedToken> added = parse_added_tokens(root, max_id_for(root, w), w);
+    std::vector<AddedToken> added = parse_added_tokens(root, max_id, w);
     vocab_size_ = model_.size();
     for (const AddedToken &a : added)
         vocab_size_ = std::max(vocab_size_, a.id + 1);
@@ -277,10 +283,10 @@ void HfTokenizer::decode_append(DecodeState &state, int32_t id, bool render_spec
 
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string &tokenizer_json_path,
                                              const std::string &tokenizer_config_path) {
-    Json root =
-        hf_json::parse(read_text_file(tokenizer_json_path, kMaxTokenizerJson), tokenizer_json_path);
+    TokenizerJson file = read_tokenizer_json(read_text_file(tokenizer_json_path, kMaxTokenizerJson),
+                                             tokenizer_json_path);
     const Where w{tokenizer_json_path, ""};
-    if (!root.is_object()) hf_json::bad(w, "expected a JSON object");
+    if (!file.root.is_object()) hf_json::bad(w, "expected a JSON object");
     Json config;
     if (!tokenizer_config_path.empty()) {
         config = hf_json::parse(read_text_file(tokenizer_config_path, kMaxConfigJson),
@@ -288,7 +294,8 @@ std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string &tokenizer_json_p
         if (!config.is_object())
             hf_json::bad({tokenizer_config_path, ""}, "expected a JSON object");
     }
-    return std::make_unique<HfTokenizer>(root, tokenizer_config_path.empty() ? nullptr : &config, w,
+    return std::make_unique<HfTokenizer>(std::move(file),
+                                         tokenizer_config_path.empty() ? nullptr : &config, w,
                                          Where{tokenizer_config_path, ""});
 }
 
