@@ -40,12 +40,27 @@ const char *const kAlwaysRenderedTexts[] = {"<|channel|>", "<|message|>", "<|sta
 
 // llama.cpp's fixes by token text, in its order (llama-vocab.cpp, load()).
 void apply_text_fixes(const GgufVocab &v, std::vector<GgufTokenKind> &kind) {
-    std::unordered_map<std::string_view, size_t> by_text;
-    for (size_t i = v.tokens.size(); i-- > 0;)
-        by_text[std::string_view(v.tokens[i])] = i; // the first id of a text
+    // The first id of each text named above (every text the fixes look up
+    // is): one pass over the vocabulary, skipping tokens by their first byte.
+    std::unordered_map<std::string_view, long> first_id;
+    bool first_byte[256] = {};
+    auto want = [&](const char *text) {
+        first_id.emplace(text, -1);
+        first_byte[static_cast<uint8_t>(text[0])] = true;
+    };
+    for (const char *t : kEndOfGenerationTexts)
+        want(t);
+    for (const char *t : kAlwaysRenderedTexts)
+        want(t);
+    for (size_t i = 0; i < v.tokens.size(); ++i) {
+        const std::string &t = v.tokens[i];
+        if (t.empty() || !first_byte[static_cast<uint8_t>(t[0])]) continue;
+        auto it = first_id.find(t);
+        if (it != first_id.end() && it->second < 0) it->second = static_cast<long>(i);
+    }
     auto find = [&](const char *text) -> long {
-        auto it = by_text.find(text);
-        return it == by_text.end() ? -1 : static_cast<long>(it->second);
+        auto it = first_id.find(text);
+        return it == first_id.end() ? -1 : it->second;
     };
     for (const char *t : kEndOfGenerationTexts)
         if (find(t) >= 0) kind[static_cast<size_t>(find(t))] = GgufTokenKind::Control;

@@ -29,6 +29,13 @@ int byte_piece_value(const std::string &p) {
 }
 
 const char *const kSpecialText[3] = {"<unk>", "<s>", "</s>"};
+
+uint32_t piece_hash(std::string_view s) { // FNV-1a: pieces are short
+    uint32_t h = 2166136261u;
+    for (char c : s)
+        h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+    return h;
+}
 const char kSpaceMarker[] = "\xe2\x96\x81"; // U+2581
 } // namespace
 
@@ -124,9 +131,9 @@ std::unique_ptr<Llama2cTokenizer> Llama2cTokenizer::from_pieces(SpmVocab v, cons
     tok->matched_ = AddedTokenMatcher(std::move(v.matched));
     tok->index_pieces();
     for (size_t i = 0; i < n; ++i)
-        if (tok->index_.at(tok->pieces_[i]) != static_cast<int32_t>(i))
+        if (tok->lookup(tok->pieces_[i]) != static_cast<int32_t>(i))
             fail(LLM_ERR_FORMAT, "GGUF tokenizer.ggml.tokens: token ", i, " '", tok->pieces_[i],
-                 "' repeats token ", tok->index_.at(tok->pieces_[i]));
+                 "' repeats token ", tok->lookup(tok->pieces_[i]));
     // A byte missing from the text's pieces is its <0xXX> piece, else the
     // one-byte piece (as llama.cpp's byte_to_token), else <unk>.
     for (int b = 0; b < 256; ++b) {
@@ -163,17 +170,29 @@ std::unique_ptr<Llama2cTokenizer> Llama2cTokenizer::from_pieces(SpmVocab v, cons
 
 void Llama2cTokenizer::index_pieces() {
     const size_t n = pieces_.size();
-    index_.reserve(n);
+    size_t slots = 16;
+    while (slots < n * 2)
+        slots *= 2;
+    index_.assign(slots, {0, -1});
     for (size_t i = 0; i < n; ++i) {
         const std::string &s = pieces_[i];
-        index_.emplace(std::string_view(s), static_cast<int32_t>(i)); // the first id wins
         max_piece_bytes_ = std::max(max_piece_bytes_, s.size());
+        const uint32_t h = piece_hash(s);
+        size_t at = h & (slots - 1);
+        bool seen = false;
+        for (; index_[at].id >= 0 && !seen; at = (at + 1) & (slots - 1))
+            seen = index_[at].hash == h && pieces_[static_cast<size_t>(index_[at].id)] == s;
+        if (!seen) index_[at] = {h, static_cast<int32_t>(i)}; // the first id wins
     }
 }
 
 int32_t Llama2cTokenizer::lookup(std::string_view s) const {
-    auto it = index_.find(s);
-    return it == index_.end() ? -1 : it->second;
+    const uint32_t h = piece_hash(s);
+    const size_t mask = index_.size() - 1;
+    for (size_t at = h & mask; index_[at].id >= 0; at = (at + 1) & mask)
+        if (index_[at].hash == h && pieces_[static_cast<size_t>(index_[at].id)] == s)
+            return index_[at].id;
+    return -1;
 }
 
 int32_t Llama2cTokenizer::find_special(std::string_view text) const {

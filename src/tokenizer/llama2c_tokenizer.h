@@ -84,9 +84,15 @@ class Llama2cTokenizer final : public Tokenizer {
     std::vector<std::string> pieces_; // as matched against text
     std::vector<float> scores_;
     std::vector<SpmPieceKind> kinds_;
-    std::vector<std::string> shown_;                      // decoded bytes of each piece
-    std::vector<std::string> piece_out_;                  // what piece() returns
-    std::unordered_map<std::string_view, int32_t> index_; // views into pieces_
+    std::vector<std::string> shown_;     // decoded bytes of each piece
+    std::vector<std::string> piece_out_; // what piece() returns
+    // piece -> id (the first id of a repeated piece): open addressing over
+    // (hash, id), pieces compared in pieces_ (262k-piece vocabularies).
+    struct IndexSlot {
+        uint32_t hash;
+        int32_t id; // -1: empty
+    };
+    std::vector<IndexSlot> index_;
     std::unordered_map<std::string, int32_t> special_by_text_;
     AddedTokenMatcher matched_;
     int32_t byte_ids_[256];
