@@ -20,6 +20,41 @@ namespace {
 constexpr int kGraceShare = 4;
 constexpr auto kMaxGrace = std::chrono::milliseconds(10);
 
+// A prompt's piece while streams wait costs about kPieceShare of their
+// step, in whole register tiles of tokens (a smaller piece computes a whole
+// tile anyway), at least one.
+constexpr double kPieceShare = 1.0;
+constexpr int64_t kPieceTile = 16;
+
+// Whether forward() on n prompt tokens ends with a chunk of one token: that
+// token goes through the decode kernels. Pieces of two or more tokens go
+// through the batch kernels, which give each token the same result wherever
+// a prompt is cut (tests/api/test_prefill_interleave.cpp); a one-token piece
+// would not.
+bool ends_single(const Transformer &t, int64_t n) {
+    while (n > 1)
+        n -= t.chunk_tokens(n);
+    return n == 1;
+}
+
+// The next piece of prompt p: a whole chunk as forward() would cut it, or at
+// most `want` tokens (> 0). Cut so that each token meets the kernels it meets
+// in one forward() of the whole prompt: no piece of one token but the last
+// one where forward() has it.
+int64_t next_piece(const DecodeRequest &p, int64_t want) {
+    const int64_t left = p.n - p.done;
+    const int64_t batched = left - (ends_single(*p.transformer, p.n) ? 1 : 0);
+    if (batched <= 0) return left;
+    int64_t b = std::min(batched, p.transformer->chunk_tokens(batched));
+    if (want > 0) b = std::min(b, want);
+    if (batched - b == 1) --b; // not one token left for the batch kernels
+    return b;
+}
+
+double nanoseconds(std::chrono::steady_clock::duration d) {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
 bool auto_batch_from_env() {
     const char *v = std::getenv("LLM_AUTO_BATCH");
     return !(v && std::strcmp(v, "0") == 0);
@@ -48,8 +83,8 @@ int64_t DecodeScheduler::forward(DecodeRequest &r) {
         r.wake.wait(lock, [&] { return r.finished || r.lead; });
         if (!r.lead) break;
         r.lead = false;
-        gather(lock);
-        run_step(lock, r);
+        const bool streams = gather(lock);
+        run_step(lock, r, streams);
         if (r.finished) break;
     }
     if (r.error) std::rethrow_exception(r.error);
@@ -61,10 +96,11 @@ DecodeScheduler::Stats DecodeScheduler::stats() {
     return stats_;
 }
 
-void DecodeScheduler::gather(std::unique_lock<std::mutex> &lock) {
-    if (!expected_.empty())
-        all_back_.wait_until(lock, released_ + grace_, [&] { return expected_.empty(); });
+bool DecodeScheduler::gather(std::unique_lock<std::mutex> &lock) {
+    if (expected_.empty()) return false;
+    all_back_.wait_until(lock, released_ + grace_, [&] { return expected_.empty(); });
     expected_.clear(); // those not back have left: the next steps do not wait for them
+    return true;
 }
 
 void DecodeScheduler::finish(DecodeRequest &r) {
@@ -77,7 +113,14 @@ void DecodeScheduler::finish(DecodeRequest &r) {
     r.wake.notify_one(); // under the lock: r (on its thread's stack) is alive
 }
 
-void DecodeScheduler::run_step(std::unique_lock<std::mutex> &lock, const DecodeRequest &self) {
+int64_t DecodeScheduler::piece_within(double budget_ns) const {
+    if (piece_ns_per_token_ <= 0) return kPieceTile; // unknown: the least
+    const auto tokens = static_cast<int64_t>(budget_ns / piece_ns_per_token_);
+    return std::max(kPieceTile, tokens / kPieceTile * kPieceTile);
+}
+
+void DecodeScheduler::run_step(std::unique_lock<std::mutex> &lock, const DecodeRequest &self,
+                               bool streams) {
     // The step: every queued single-token decode (up to what one pass of the
     // first one's scratch holds), and the next chunk of the first queued
     // prompt. The decodes leave the queue now; the prompt stays (first in
@@ -147,6 +190,7 @@ void DecodeScheduler::run_step(std::unique_lock<std::mutex> &lock, const DecodeR
         // for them, a share of this one's time at most.
         const Clock::time_point end = Clock::now();
         lock.lock();
+        decode_time_ = end - start;
         released_ = end;
         grace_ = std::min<Clock::duration>((end - start) / kGraceShare, kMaxGrace);
         for (size_t i = 0; i < rows.size(); ++i) {
@@ -164,10 +208,19 @@ void DecodeScheduler::run_step(std::unique_lock<std::mutex> &lock, const DecodeR
     if (prompt) {
         DecodeRequest &p = *prompt;
         const int64_t left = p.n - p.done;
-        const int64_t b = chunked_ ? p.transformer->chunk_tokens(left) : left;
+        // Streams decode beside it (in this step, or late for it: back
+        // during this piece): a piece of about their step's time.
+        streams = streams || !rows.empty();
+        int64_t b = left;
+        if (chunked_) {
+            lock.lock();
+            b = next_piece(p, streams ? piece_within(nanoseconds(decode_time_) * kPieceShare) : 0);
+            lock.unlock();
+        }
         const bool cancelled = p.cancel && p.cancel->load(std::memory_order_relaxed);
         int64_t ran = 0;
         std::exception_ptr error;
+        const Clock::time_point piece_start = Clock::now();
         if (!cancelled) {
             try {
                 ran = p.transformer->forward(p.tokens + p.done, b,
@@ -177,7 +230,14 @@ void DecodeScheduler::run_step(std::unique_lock<std::mutex> &lock, const DecodeR
                 error = std::current_exception();
             }
         }
+        const Clock::duration piece_time = Clock::now() - piece_start;
         lock.lock();
+        if (streams && chunked_ && ran == b && b < left) {
+            // (the last piece also computes the logits: not a prompt piece's time)
+            const double sample = nanoseconds(piece_time) / static_cast<double>(b);
+            piece_ns_per_token_ =
+                piece_ns_per_token_ > 0 ? (piece_ns_per_token_ + sample) / 2 : sample;
+        }
         p.done += ran;
         p.error = error;
         if (p.done == p.n && expected_.empty()) {

@@ -3,7 +3,10 @@
 // together (BatchDecoder: one pass over the weights for all of them, results
 // those of each alone within float rounding, bit for bit when exact()), and
 // a long prompt goes in chunks, one per step, so the streams decoding beside
-// it keep getting tokens.
+// it keep getting tokens. While streams decode, a chunk is cut to cost
+// about one of their steps (their step time then about doubles, instead of
+// waiting for a whole 128-token chunk); when nobody else is running,
+// chunks are whole.
 //
 // There is no scheduler thread. A caller whose model has no step running
 // runs one (alone: the plain single-sequence path, at no extra cost);
@@ -88,13 +91,17 @@ class DecodeScheduler {
     using Clock = std::chrono::steady_clock;
 
     // Waits (lock held, released while waiting) until the last step's
-    // sequences are queued again, or their grace is over.
-    void gather(std::unique_lock<std::mutex> &lock);
+    // sequences are queued again, or their grace is over. False if there
+    // were none to wait for.
+    bool gather(std::unique_lock<std::mutex> &lock);
     // Runs one step from the queue for the leader `self`; the lock is held
-    // on entry and exit.
-    void run_step(std::unique_lock<std::mutex> &lock, const DecodeRequest &self);
+    // on entry and exit. `streams`: gather waited for decoding sequences.
+    void run_step(std::unique_lock<std::mutex> &lock, const DecodeRequest &self, bool streams);
     // Marks r finished and wakes its thread (lock held).
     void finish(DecodeRequest &r);
+    // How many prompt tokens a piece may hold to take about `budget_ns`, by
+    // the last pieces' time per token (lock held).
+    int64_t piece_within(double budget_ns) const;
 
     const bool enabled_;
     const bool chunked_ = true;
@@ -113,6 +120,11 @@ class DecodeScheduler {
     // Whose thread pool computed the last step: the next uses it again if it
     // can (its workers may still be awake).
     const Transformer *last_pool_ = nullptr;
+    // The last step of single-token decodes took this long; nanoseconds per
+    // token of the last prompt pieces cut beside such steps (a running mean;
+    // 0: none yet).
+    Clock::duration decode_time_{};
+    double piece_ns_per_token_ = 0;
     Stats stats_;
 };
 
