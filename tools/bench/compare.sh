@@ -312,6 +312,16 @@ def fail(msg):
 # (file, threads, tool, test) -> tok/s of each turn
 rates, busy, peer_info, files, lib_types, system_info = {}, {}, {}, [], {}, {}
 scaling = {}  # (file, threads, tool, N) -> aggregate / (N x alone) of each turn
+
+def rates_of(tool, fname, t, res):
+    """tok/s by test of an llm-bench or llamacpp_bench.mjs run (a --parallel
+    run: its aggregate, and its scaling kept aside)."""
+    if "parallel" in res:
+        scaling.setdefault((fname, t, tool, res["parallel"]), []).append(
+            res["aggregate_over_n_single"])
+        return {f"decode x{res['parallel']}": res["aggregate_decode_tok_s"]}
+    busy.setdefault(tool, []).append(res["cpu_share"])
+    return {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
 for r in runs:
     tool, fname, t, res = r["tool"], r["file"], r["threads"], r["result"]
     if fname not in files:
@@ -321,13 +331,7 @@ for r in runs:
             fail(f"llm-bench ran {res['threads']} threads, not {t}")
         if res["kv_type"] != kv:
             fail(f"llm-bench's KV cache was {res['kv_type']}, not {kv}")
-        if "parallel" in res:
-            got = {f"decode x{res['parallel']}": res["aggregate_decode_tok_s"]}
-            scaling.setdefault((fname, t, tool, res["parallel"]), []).append(
-                res["aggregate_over_n_single"])
-        else:
-            got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
-            busy.setdefault(tool, []).append(res["cpu_share"])
+        got = rates_of(tool, fname, t, res)
         peer_info[tool] = f"llm-bench ({res['simd']} kernels, KV {res['kv_type']})"
         lib_types.setdefault(fname, set()).add(res["weight_type"])
     elif tool == "node-llama-cpp":
@@ -335,13 +339,7 @@ for r in runs:
             fail(f"node-llama-cpp ran {res['threads_used']} threads, not {t}")
         if (res["kv_type_k"], res["kv_type_v"]) != (kv, kv):
             fail(f"node-llama-cpp's KV cache was {res['kv_type_k']}/{res['kv_type_v']}, not {kv}")
-        if "parallel" in res:
-            got = {f"decode x{res['parallel']}": res["aggregate_decode_tok_s"]}
-            scaling.setdefault((fname, t, tool, res["parallel"]), []).append(
-                res["aggregate_over_n_single"])
-        else:
-            got = {"prefill": res["prefill_tok_s"], "decode": res["decode_tok_s"]}
-            busy.setdefault(tool, []).append(res["cpu_share"])
+        got = rates_of(tool, fname, t, res)
         system_info[tool] = res.get("system_info")
         peer_info[tool] = (f"node-llama-cpp {res['node_llama_cpp']} ({res['build_type']} binaries, "
                            f"llama.cpp release {res['llama_cpp_release']}, KV {res['kv_type_k']})")

@@ -99,6 +99,23 @@ const context = await model.createContext({
 });
 const sequence = context.getSequence();
 
+// What every result says about the run: the peer, the model, the threads and
+// the KV cache's types.
+function runInfo(threadsUsed) {
+    return {
+        peer: "node-llama-cpp",
+        node_llama_cpp: nlcVersion,
+        llama_cpp_release: llama.llamaCppRelease.release,
+        build_type: llama.buildType,
+        model: opt.model,
+        model_type: model.typeDescription,
+        threads: opt.threads,
+        threads_used: threadsUsed,
+        kv_type_k: ggmlTypeName(context.kvCacheKeyType),
+        kv_type_v: ggmlTypeName(context.kvCacheValueType),
+    };
+}
+
 // Prompt ids: a fixed pseudo-random sequence over the vocabulary (the ids do
 // not change the amount of work).
 const nVocab = model.fileInfo?.metadata?.tokenizer?.ggml?.tokens?.length
@@ -180,16 +197,7 @@ if (opt.parallel > 0) {
     }
     const one = median(alone), all = median(together);
     process.stdout.write(JSON.stringify({
-        peer: "node-llama-cpp",
-        node_llama_cpp: nlcVersion,
-        llama_cpp_release: llama.llamaCppRelease.release,
-        build_type: llama.buildType,
-        model: opt.model,
-        model_type: model.typeDescription,
-        threads: opt.threads,
-        threads_used: context.currentThreads,
-        kv_type_k: ggmlTypeName(context.kvCacheKeyType),
-        kv_type_v: ggmlTypeName(context.kvCacheValueType),
+        ...runInfo(context.currentThreads),
         system_info: llama.systemInfo,
         prompt_tokens: opt.prompt,
         gen_tokens: opt.gen,
@@ -233,19 +241,10 @@ if (ggmlTypeName(context.kvCacheKeyType) !== opt.kv || ggmlTypeName(context.kvCa
         `${ggmlTypeName(context.kvCacheValueType)}`);
 const backend = logLines.filter((l) => /load_backend|CPU backend/.test(l));
 const out = {
-    peer: "node-llama-cpp",
-    node_llama_cpp: nlcVersion,
-    llama_cpp_release: llama.llamaCppRelease.release,
-    build_type: llama.buildType,
-    model: opt.model,
-    model_type: model.typeDescription,
-    threads: opt.threads,
-    threads_used: threadsSeen[0],
+    ...runInfo(threadsSeen[0]),
     batch_size: context.batchSize,
     context_size: context.contextSize,
     flash_attention: opt.flashAttention,
-    kv_type_k: ggmlTypeName(context.kvCacheKeyType),
-    kv_type_v: ggmlTypeName(context.kvCacheValueType),
     prompt_tokens: opt.prompt,
     gen_tokens: opt.gen,
     repeat: opt.repeat,
