@@ -174,15 +174,6 @@ std::vector<Trace> run_together(const llm_model *m, const std::vector<Job> &jobs
     return traces;
 }
 
-// A model loaded with `name`=`value` in the environment: LLM_AUTO_BATCH=0,
-// gathering off (the reference, each context decoding alone as before the
-// scheduler), or LLM_BATCH_EXACT=1 (steps bit-identical to decoding alone).
-template <typename Load> ModelPtr load_with_env(const char *name, const char *value, Load load) {
-    setenv(name, value, 1);
-    ModelPtr m = load();
-    unsetenv(name);
-    return m;
-}
 ModelPtr load_unbatched(const std::string &path, const char *tokenizer) {
     return load_with_env("LLM_AUTO_BATCH", "0", [&] { return load_model(path, tokenizer); });
 }

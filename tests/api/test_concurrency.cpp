@@ -70,7 +70,9 @@ Run generate(const llm_model *m, int i) {
 } // namespace
 
 TEST_CASE("concurrency: 8 threads on one model give the sequential results", "[concurrency]") {
-    auto model = load_stories260k();
+    // Exact shared steps: the threads' generations (sampled ones too) are
+    // then the sequential ones bit for bit, whatever steps they share.
+    auto model = load_with_env("LLM_BATCH_EXACT", "1", [] { return load_stories260k(); });
     std::vector<Run> sequential;
     for (int i = 0; i < kThreads; ++i) {
         sequential.push_back(generate(model.get(), i));

