@@ -27,5 +27,5 @@ if(LLM_TEST_ARM64)
       ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
       -DWORK=${CMAKE_CURRENT_BINARY_DIR}/arm64-cross -DSHARED=${LLM_SHARED_DIR} -P
       ${CMAKE_CURRENT_SOURCE_DIR}/tests/cross/arm64_cross.cmake)
-  set_tests_properties(arm64-cross PROPERTIES TIMEOUT 1800)
+  set_tests_properties(arm64-cross PROPERTIES TIMEOUT 2700)
 endif()

@@ -8,8 +8,11 @@
 #     forced to neon, the command-line goldens, the examples and llm-bench.
 #     Left out: the neondot-forced copies (the same level as detected), the
 #     scalar-forced ones (portable C++ the x86-64 suite runs forced to
-#     scalar too; under the emulator they took a third of this test's time)
-#     and the tokenizer oracle (no kernel in it; it needs npm packages).
+#     scalar too; under the emulator they took a third of this test's time),
+#     the tokenizer oracle (no kernel in it; it needs npm packages), the
+#     scheduler's prompt-interleave tests (no kernel of their own; 90-190 s
+#     each under the emulator) and the neon-forced copies of the prompt-piece
+#     tests (they run on the detected level).
 #   cmake -DSOURCE_DIR= -DWORK= -DSHARED= -P arm64_cross.cmake
 include(${SOURCE_DIR}/tests/packaging/common.cmake)
 
@@ -92,13 +95,13 @@ llm_run(
   -LE
   "simd-(neondot|scalar)"
   -E
-  tokenizer_oracle
+  "tokenizer_oracle|prefill interleave|neon: ?prefill pieces"
   WORKING_DIRECTORY
   ${build}
   OUTPUT
   out
   TIMEOUT
-  1500)
+  2400)
 string(REGEX MATCH "[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+" summary "${out}")
 string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
