@@ -161,6 +161,10 @@ Together run_together(const llm_model *m, const std::vector<llm_token> &prompt, 
     std::atomic<int> made{0}, during{0};
     std::atomic<bool> prefilling{false}, prefilled{false}, cancel_sent{false};
     auto ctx = new_context(m, 512, 2);
+    // Tokenized here: Catch's assertions (in tokenize) are not thread-safe.
+    std::vector<std::vector<llm_token>> texts;
+    for (int i = 0; i < n_streams; ++i)
+        texts.push_back(tokenize(m, kStreamTexts[i % 5]));
     std::vector<std::thread> threads;
     for (int i = 0; i < n_streams; ++i)
         threads.emplace_back([&, i] {
@@ -177,7 +181,7 @@ Together run_together(const llm_model *m, const std::vector<llm_token> &prompt, 
                 if (prefilling && !prefilled) ++during;
             };
             r.streams[static_cast<size_t>(i)] =
-                run(c, m, tokenize(m, kStreamTexts[i % 5]), steps, {}, on_token);
+                run(c, m, texts[static_cast<size_t>(i)], steps, {}, on_token);
             llm_context_free(c);
         });
     std::thread canceller([&] {
