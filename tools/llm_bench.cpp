@@ -494,7 +494,7 @@ class Sequences {
   public:
     Sequences(const Options &o, const llm::Model &model, const std::vector<int32_t> &prompt, int n,
               int others_threads)
-        : prompt_(prompt), vocab_(model.config.vocab_size) {
+        : prompt_(prompt), vocab_(model.config.vocab_size), exact_(llm::batch_exact_from_env()) {
         const llm::DType kv = o.kv_f16 ? llm::DType::F16 : llm::DType::F32;
         for (int i = 0; i < n; ++i)
             seqs_.push_back(std::make_unique<llm::Transformer>(
@@ -539,7 +539,7 @@ class Sequences {
                 s.pos = prompt_len() + k;
                 s.cancel = nullptr;
             }
-            llm::BatchDecoder::decode(step.data(), n);
+            llm::BatchDecoder::decode(step.data(), n, exact_);
         }
         const double tokens = static_cast<double>(n) * gen;
         return Speed{tokens / seconds_since(t0), tokens / (cpu_seconds() - cpu0)};
@@ -567,6 +567,7 @@ class Sequences {
 
     const std::vector<int32_t> &prompt_;
     const int32_t vocab_;
+    const bool exact_; // LLM_BATCH_EXACT=1: batched steps on the exact path
     std::vector<std::unique_ptr<llm::Transformer>> seqs_;
     std::vector<std::vector<float>> logits_;
 };
@@ -582,13 +583,6 @@ void print_parallel_json_head(const Options &o, const llm::Model &model, const s
                 name.c_str(), type_name(model), o.kv_f16 ? "f16" : "f32",
                 llm::simd_level_name(llm::kernel_table().level), o.threads, o.prompt, o.gen,
                 o.repeat, alone, o.parallel);
-}
-
-// Whether batched steps take the exact path (each row as a lone decoded
-// token) rather than the batch GEMM kernels: LLM_BATCH_EXACT=1 asks for it.
-bool batch_exact() {
-    const char *v = std::getenv("LLM_BATCH_EXACT");
-    return v && std::strcmp(v, "1") == 0;
 }
 
 // --parallel: the decode of one sequence alone, then of o.parallel sequences
@@ -616,7 +610,7 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
                     "\"decode_tok_per_cpu_s\": %.3f, \"aggregate_decode_tok_per_cpu_s\": %.3f, "
                     "\"aggregate_over_n_single_cpu\": %.3f, \"exact\": %s}\n",
                     all.wall, per_seq, ratio, one.cpu, all.cpu, cpu_ratio,
-                    batch_exact() ? "true" : "false");
+                    llm::batch_exact_from_env() ? "true" : "false");
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");

@@ -43,7 +43,6 @@ class BatchDecoder {
     // less (batch_step_min_tokens in kernels.h) goes through them, as a
     // prompt's tokens do: the same within float rounding, not bit for bit.
     static void decode(BatchSeq *seqs, int64_t n, bool exact);
-    static void decode(BatchSeq *seqs, int64_t n) { decode(seqs, n, batch_exact_from_env()); }
 };
 
 } // namespace llm

@@ -181,16 +181,6 @@ ModelPtr load_exact(const std::string &path, const char *tokenizer) {
     return load_with_env("LLM_BATCH_EXACT", "1", [&] { return load_model(path, tokenizer); });
 }
 
-std::vector<llm_token> long_prompt(const llm_model *m, size_t at_least) {
-    std::string text;
-    std::vector<llm_token> ids;
-    while (ids.size() < at_least) {
-        text += "Once upon a time, there was a little girl who liked to play in the park. ";
-        ids = tokenize(m, text);
-    }
-    return ids;
-}
-
 // Jobs of different prompt lengths (one long enough for many chunks), APIs,
 // start points and lengths; some start at once, the others join mid-stream,
 // and they leave after different counts.

@@ -45,10 +45,7 @@ std::vector<Seq> many_seqs() {
 
 // A model whose batched steps keep each row's lone arithmetic.
 template <typename Load> ModelPtr load_exact(Load load) {
-    setenv("LLM_BATCH_EXACT", "1", 1);
-    ModelPtr m = load();
-    unsetenv("LLM_BATCH_EXACT");
-    return m;
+    return load_with_env("LLM_BATCH_EXACT", "1", load);
 }
 
 llm_token argmax(const float *l, int32_t n) {

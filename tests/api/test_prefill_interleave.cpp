@@ -40,16 +40,6 @@ llm_token argmax(const llm_context *ctx, const llm_model *m) {
     return static_cast<llm_token>(std::max_element(l, l + llm_model_n_vocab(m)) - l);
 }
 
-std::vector<llm_token> long_prompt(const llm_model *m, size_t at_least) {
-    std::string text;
-    std::vector<llm_token> ids;
-    while (ids.size() < at_least) {
-        text += "Once upon a time, there was a little girl who liked to play in the park. ";
-        ids = tokenize(m, text);
-    }
-    return ids;
-}
-
 // What a context gave: a digest of its logits after the prompt and after
 // each token it then decoded greedily, and those tokens.
 struct Trace {
@@ -111,10 +101,8 @@ const std::string &layered_model_path() {
 
 ModelPtr load_layered(const char *variable) {
     static const std::string tok = shared_path("models/tok512.bin");
-    setenv(variable, variable == std::string("LLM_AUTO_BATCH") ? "0" : "1", 1);
-    ModelPtr m = load_model(layered_model_path(), tok.c_str());
-    unsetenv(variable);
-    return m;
+    return load_with_env(variable, variable == std::string("LLM_AUTO_BATCH") ? "0" : "1",
+                         [&] { return load_model(layered_model_path(), tok.c_str()); });
 }
 
 // n tokens in pieces of the sizes given, cycled (the last one shorter),

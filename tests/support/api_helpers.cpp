@@ -94,4 +94,14 @@ std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &
     });
 }
 
+std::vector<llm_token> long_prompt(const llm_model *m, size_t at_least) {
+    std::string text;
+    std::vector<llm_token> ids;
+    while (ids.size() < at_least) {
+        text += "Once upon a time, there was a little girl who liked to play in the park. ";
+        ids = tokenize(m, text);
+    }
+    return ids;
+}
+
 } // namespace test

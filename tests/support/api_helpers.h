@@ -42,6 +42,9 @@ std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &
 std::vector<llm_token> greedy(const llm_model *m, const std::vector<llm_token> &prompt, int steps,
                               const std::vector<llm_token> &stop);
 
+// At least `at_least` tokens of a story sentence repeated.
+std::vector<llm_token> long_prompt(const llm_model *m, size_t at_least);
+
 // A model loaded with `name`=`value` in the environment (read at model
 // load): LLM_AUTO_BATCH=0, each context decoding alone; LLM_BATCH_EXACT=1,
 // shared steps bit-identical to decoding alone.
