@@ -1,8 +1,8 @@
 # Shared by the npm oracle fixtures (tests/*_oracle/setup.cmake, run with
 # cmake -P): checks the variables a fixture needs, copies its package files and
 # scripts into WORK_DIR and installs the pinned npm packages there, again only
-# when package-lock.json changed. Fails, never skips, when node or npm is
-# missing or the registry cannot be reached.
+# when package-lock.json changed, less the files the oracles never read. Fails,
+# never skips, when node or npm is missing or the registry cannot be reached.
 
 # llm_npm_oracle_install(<name> VARS <var>... FILES <file>... [NPM_INSTALL])
 # <name> prefixes messages ("gguf oracle"). VARS must be set (NODE, NPM,
@@ -42,6 +42,19 @@ function(llm_npm_oracle_install name)
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${name}: npm ${command} failed (${rc})")
+  endif()
+  # Left out of every build folder (CI disks are small): node-llama-cpp's GPU
+  # builds, which the oracle never loads (it asks for gpu: false), ~600 MB, and
+  # source maps, which node never reads unasked, ~160 MB per copy of the Gemma 3
+  # tokenizer package.
+  file(
+    GLOB gpu_builds
+    LIST_DIRECTORIES true
+    ${WORK_DIR}/node_modules/@node-llama-cpp/*-cuda*
+    ${WORK_DIR}/node_modules/@node-llama-cpp/*-vulkan*)
+  file(GLOB_RECURSE source_maps ${WORK_DIR}/node_modules/*.map)
+  if(gpu_builds OR source_maps)
+    file(REMOVE_RECURSE ${gpu_builds} ${source_maps})
   endif()
   configure_file(${WORK_DIR}/package-lock.json ${stamp} COPYONLY)
 endfunction()
