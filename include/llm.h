@@ -120,12 +120,12 @@ extern "C" {
 /* The compile-time version of this header. Compare it with llm_version_number()
  * at run time: a binary built against major N needs a libllm of major N. */
 #define LLM_VERSION_MAJOR 1
-#define LLM_VERSION_MINOR 4
+#define LLM_VERSION_MINOR 5
 #define LLM_VERSION_PATCH 0
-#define LLM_VERSION_STRING "1.4.0"
+#define LLM_VERSION_STRING "1.5.0"
 #define LLM_VERSION_NUMBER (LLM_VERSION_MAJOR * 10000 + LLM_VERSION_MINOR * 100 + LLM_VERSION_PATCH)
 
-/* "1.4.0": static storage, never NULL. */
+/* "1.5.0": static storage, never NULL. */
 LLM_API const char *llm_version(void);
 /* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
 LLM_API int32_t llm_version_number(void);

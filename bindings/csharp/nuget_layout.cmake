@@ -7,7 +7,7 @@
 # Windows, .NET loads runtimes/win-x64/native/llm_csharp.dll by its full path
 # with LOAD_WITH_ALTERED_SEARCH_PATH, so llm.dll is found in that folder too.
 #   cmake -DSOURCE_DIR=bindings/csharp -DOUT_DIR=dir -DASSEMBLY=Llm.dll -DWRAPPER=libllm_csharp.so
-#         -DWRAPPER_RPATH=<build rpath> -DLIBLLM=libllm.so.1 -DVERSION=1.4.0 -DRID=linux-x64
+#         -DWRAPPER_RPATH=<build rpath> -DLIBLLM=libllm.so.1 -DVERSION=1.5.0 -DRID=linux-x64
 #         [-DWIN_X64_WRAPPER=llm_csharp.dll -DWIN_X64_LIBLLM=llm.dll] -P nuget_layout.cmake
 file(REMOVE_RECURSE ${OUT_DIR})
 set(lib ${OUT_DIR}/lib/netstandard2.0)

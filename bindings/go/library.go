@@ -2,7 +2,7 @@ package llm
 
 import "libllm.dev/llm/internal/capi"
 
-// Version is the version of the libllm this program runs with, e.g. "1.4.0".
+// Version is the version of the libllm this program runs with, e.g. "1.5.0".
 func Version() string { return capi.Llm_version() }
 
 // SystemInfo tells what libllm runs on, for logs and bug reports:

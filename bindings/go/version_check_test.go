@@ -6,8 +6,8 @@ import (
 )
 
 func TestCheckEngineVersion(t *testing.T) {
-	if err := checkEngineVersion(10400); err != nil {
-		t.Errorf("1.4.0 refused: %v", err)
+	if err := checkEngineVersion(10500); err != nil {
+		t.Errorf("1.5.0 refused: %v", err)
 	}
 	for _, number := range []int{20000, 900, 0} {
 		err := checkEngineVersion(number)

@@ -11,7 +11,7 @@
 
 return function(B)
     local C = B.const
-    -- version: "1.4.0"; system_info: what libllm runs on, for logs, e.g.
+    -- version: "1.5.0"; system_info: what libllm runs on, for logs, e.g.
     -- "simd=avx2vnni simd_best=avx2vnni cores=8" (llm_system_info in llm.h).
     local llm = { version = B.version(), system_info = B.system_info() }
     -- Another major version of libllm has another ABI: refuse it at require.

@@ -203,10 +203,10 @@ llm_status llm_step_batch(llm_context *const *ctxs, llm_sampler *const *samplers
 ]],
   constants = {
     LLM_VERSION_MAJOR = 1,
-    LLM_VERSION_MINOR = 4,
+    LLM_VERSION_MINOR = 5,
     LLM_VERSION_PATCH = 0,
-    LLM_VERSION_STRING = "1.4.0",
-    LLM_VERSION_NUMBER = 10400,
+    LLM_VERSION_STRING = "1.5.0",
+    LLM_VERSION_NUMBER = 10500,
     LLM_OK = 0,
     LLM_ERR_INVALID_ARGUMENT = -1,
     LLM_ERR_NOT_FOUND = -2,

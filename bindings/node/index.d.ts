@@ -25,7 +25,7 @@ export declare const Status: Readonly<{
 
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
-/** Version of the compiled-in libllm, e.g. "1.4.0". */
+/** Version of the compiled-in libllm, e.g. "1.5.0". */
 export declare const version: string;
 
 /**

@@ -12,7 +12,7 @@ module.exports = {
   Generation,
   LlmError,
   Status,
-  /** Version of the compiled-in libllm ("1.4.0"). */
+  /** Version of the compiled-in libllm ("1.5.0"). */
   version: binding.version,
   /**
    * What libllm runs on, for logs and bug reports: "simd=avx2vnni

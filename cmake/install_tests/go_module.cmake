@@ -12,7 +12,7 @@ file(MAKE_DIRECTORY ${module})
 file(COPY ${GO_DIR}/examples/story/main.go DESTINATION ${module})
 file(
   WRITE ${module}/go.mod
-  "module example.com/consumer\n\ngo 1.19\n\nrequire libllm.dev/llm v1.4.0\n\nreplace libllm.dev/llm => ${GO_DIR}\n"
+  "module example.com/consumer\n\ngo 1.19\n\nrequire libllm.dev/llm v1.5.0\n\nreplace libllm.dev/llm => ${GO_DIR}\n"
 )
 
 set(env

@@ -1,7 +1,7 @@
 # Builds the release tarball with cpack (cmake/cpack.cmake) and checks its
 # file list: header, library and its links, CMake package, llm.pc, tools.
-#   cmake -DCPACK=cpack -DBUILD_DIR=build -DWORK=dir -DNAME=libllm-1.4.0-linux-x86_64
-#         -DVERSION=1.4.0 -DLIBDIR=lib -DSHARED=ON "-DTOOLS=llm-run;..." [-DSTATIC_LIBRARY=path]
+#   cmake -DCPACK=cpack -DBUILD_DIR=build -DWORK=dir -DNAME=libllm-1.5.0-linux-x86_64
+#         -DVERSION=1.5.0 -DLIBDIR=lib -DSHARED=ON "-DTOOLS=llm-run;..." [-DSTATIC_LIBRARY=path]
 #         -P release_tarball.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/../../tests/packaging/common.cmake)
 

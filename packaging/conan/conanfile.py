@@ -18,7 +18,7 @@ required_conan_version = ">=2.0"
 
 class LibllmConan(ConanFile):
     name = "libllm"
-    version = "1.4.0"
+    version = "1.5.0"
     description = "Small, fast LLM inference engine behind a stable C ABI"
     license = "MIT"
     topics = ("llm", "inference", "llama", "qwen", "transformer")

@@ -1,6 +1,6 @@
 # Compares the dynamic symbols a built libllm.so exports with the committed
 # list, or rewrites the list (-DUPDATE=ON).
-#   cmake -DLIBRARY=libllm.so.1.4.0 -DSYMBOLS=abi/libllm.symbols -DNM=nm
+#   cmake -DLIBRARY=libllm.so.1.5.0 -DSYMBOLS=abi/libllm.symbols -DNM=nm
 #         -DOBJDUMP=objdump -DSONAME=libllm.so.1 [-DUPDATE=ON] -P abi_symbols.cmake
 # Lines of the list are "name@@VERSION_NODE" as `nm -D` prints them.
 cmake_minimum_required(VERSION 3.16)

@@ -5,7 +5,7 @@ namespace Llm
     /// <summary>The loaded libllm as a whole.</summary>
     public static class Library
     {
-        /// <summary>The version of the libllm this program runs with, e.g. "1.4.0".</summary>
+        /// <summary>The version of the libllm this program runs with, e.g. "1.5.0".</summary>
         public static string Version
         {
             get { return LlmNative.llm_version(); }

@@ -9,7 +9,7 @@ namespace Llm.Tests
         public void TheLoadedLibllmHasMajorOne()
         {
             StringAssert.StartsWith("1.", Library.Version);
-            Assert.IsNull(EngineVersion.Mismatch("1.4.0", 10400));
+            Assert.IsNull(EngineVersion.Mismatch("1.5.0", 10500));
         }
 
         [Test]

@@ -426,9 +426,9 @@ func swigStatusError(pair string) error {
 }
 
 const LLM_VERSION_MAJOR int = 1
-const LLM_VERSION_MINOR int = 4
+const LLM_VERSION_MINOR int = 5
 const LLM_VERSION_PATCH int = 0
-const LLM_VERSION_STRING string = "1.4.0"
+const LLM_VERSION_STRING string = "1.5.0"
 func _swig_getLLM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_LLM_VERSION_NUMBER_capi_792a18dfd21ea9cb())

@@ -266,7 +266,7 @@ intgo _wrap_LLM_VERSION_NUMBER_capi_792a18dfd21ea9cb() {
   intgo _swig_go_result;
   
   
-  result = (int)((1*10000+4*100+0));
+  result = (int)((1*10000+5*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }
