@@ -502,6 +502,9 @@ class Sequences {
         logits_.assign(static_cast<size_t>(n), std::vector<float>(static_cast<size_t>(vocab_)));
     }
 
+    // Whether decode_together takes the exact path (read once, at construction).
+    bool exact() const { return exact_; }
+
     int size() const { return static_cast<int>(seqs_.size()); }
 
     // The prompt into the first `count` sequences' caches.
@@ -610,7 +613,7 @@ int run_parallel(const Options &o, const llm::Model &model, const std::string &n
                     "\"decode_tok_per_cpu_s\": %.3f, \"aggregate_decode_tok_per_cpu_s\": %.3f, "
                     "\"aggregate_over_n_single_cpu\": %.3f, \"exact\": %s}\n",
                     all.wall, per_seq, ratio, one.cpu, all.cpu, cpu_ratio,
-                    llm::batch_exact_from_env() ? "true" : "false");
+                    seqs.exact() ? "true" : "false");
         return 0;
     }
     std::printf("model        %s%s\n", name.c_str(), o.shape.empty() ? "" : " (random weights)");
