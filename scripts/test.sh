@@ -8,7 +8,7 @@
 #   4. every fuzz target for a short, bounded time.
 # Build folders: build/, build-asan/, build-tsan/, build-fuzz/.
 # LLM_CLEAN_BUILDS=1 (.ci/run sets it) removes each stage's build folder once
-# the stage has passed: together they need about 6 GB, more than CI disks spare.
+# the stage has passed: kept together they needed 8.5 GB, more than CI disks spare.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -35,8 +35,8 @@ cmake --build build --target docs # the API reference: Doxygen warnings fail it
 done_with build
 
 step "AddressSanitizer + UBSan build + ctest"
-# -g1: line tables are all the sanitizers' reports need, at a fraction of the
-# size and link time of -g.
+# -g1: line tables are all the sanitizers' reports need, in a smaller folder
+# than -g makes.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM_SANITIZE=ON \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
